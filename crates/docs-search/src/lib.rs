@@ -1,0 +1,1 @@
+//! docs-search (skeleton; filled in by its issue).

@@ -1,0 +1,1 @@
+//! flow-analyzer (skeleton; filled in by its issue).

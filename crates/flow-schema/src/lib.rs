@@ -1,0 +1,1 @@
+//! flow-schema (skeleton; filled in by its issue).

@@ -1,0 +1,1 @@
+//! jsonrpc (skeleton; filled in by its issue).

@@ -1,0 +1,2 @@
+//! The `botmesh-mcp` binary (skeleton).
+fn main() {}

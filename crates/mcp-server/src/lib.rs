@@ -1,0 +1,1 @@
+//! mcp-server (skeleton; filled in by its issue).

@@ -1,0 +1,2 @@
+//! Project automation (skeleton).
+fn main() {}
