@@ -1,2 +1,48 @@
-//! Project automation (skeleton).
-fn main() {}
+//! Project automation, the cargo-xtask way: `cargo xtask <task>`.
+//!
+//! - `cargo xtask schema [--check]`: regenerate (or check) `docs/schema/flow.schema.json`.
+//! - `cargo xtask npm`: build the release binary and assemble the npm packages in `target/npm/`.
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "an xtask is a command-line program"
+)]
+
+mod npm;
+mod schema;
+
+use std::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match try_main() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("xtask: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn try_main() -> Result<(), Box<dyn Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
+    match args.first().map(String::as_str) {
+        Some("schema") => schema::run(&rest),
+        Some("npm") => npm::run(&rest),
+        _ => {
+            eprintln!("usage: cargo xtask <schema [--check] | npm>");
+            Err("unknown or missing task".into())
+        }
+    }
+}
+
+/// The workspace root (the parent of this crate's folder).
+pub(crate) fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(1)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}

@@ -1,0 +1,1 @@
+//! The version 2 model (skeleton).
