@@ -46,3 +46,6 @@ pub(crate) fn project_root() -> PathBuf {
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))
 }
+
+#[cfg(test)]
+mod docs_examples;

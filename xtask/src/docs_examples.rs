@@ -1,0 +1,1 @@
+//! Every ```json flow example in `docs/` validates (filled in by the docs issue).
