@@ -1,1 +1,86 @@
-//! flow-analyzer (skeleton; filled in by its issue).
+//! The botmesh flow analyzer: compiles valid flow documents (a document plus the subflows it
+//! calls) into a graph, renders it as Mermaid or JSON, and lints the set
+//! (`shared/spec/flow-document.md` §7-8). It is the engine of the `flow_analyze` tool and of
+//! `botmesh-mcp check`.
+//!
+//! ```
+//! use botmesh_flow_analyzer::{Direction, Format, analyze, describe, lint, render_mermaid};
+//! use serde_json::json;
+//!
+//! let document = json!({
+//!     "version": 2,
+//!     "id": "hello",
+//!     "steps": [
+//!         { "id": "ask_name", "kind": "ask", "text": "Your name?", "save": "name" },
+//!         { "id": "greet", "kind": "message", "text": "Hi {{name}}!" },
+//!         { "id": "bye", "kind": "end" }
+//!     ]
+//! });
+//! assert!(lint(&[&document]).is_empty());
+//! let graph = describe(&[&document]);
+//! assert_eq!(graph.flows[0].entry, "ask_name");
+//! assert!(render_mermaid(&graph, Direction::LR).starts_with("flowchart LR\n"));
+//! let payload = analyze(&document, &[], Format::Json, Direction::TD);
+//! assert_eq!(payload["valid"], true);
+//! assert_eq!(payload["summary"]["steps"], 3);
+//! ```
+//!
+//! # Choices where the spec is silent
+//!
+//! - **Graph.** Every flow of the set is described, in the order given. A `buttons` or `list`
+//!   step has one edge per button or row (to its `next`, else to the step's successor) and no
+//!   separate `next` edge. A branch without `default` gets a `default` edge to the following
+//!   step. An `ask` has a `next` edge and, with `onFail`, a `retry-exhausted` edge. A `subflow`
+//!   step has a `call` edge (with `toFlow`) to the called flow's entry and a `return` edge to its
+//!   successor. The synthetic terminal has id and kind `(end)`; node labels are unshortened.
+//! - **Mermaid.** Node ids are `n0`, `n1`, … over the whole set; subgraphs are `s0`, `s1`, ….
+//!   A node shows the step id (at most 40 chars) and `kind: text` (text at most 60 chars); edge
+//!   labels at most 40 chars; `call` edges are dotted (`-.->`) and drawn after the subgraphs.
+//! - **Variables** are shared by the whole set: a variable is defined when some flow of the set
+//!   writes it (`ask.save`, `action.save`, `set.var`), declares it under `variables`, or it is
+//!   built in. So a variable written only inside a called subflow is defined for the caller.
+//!   `unused-variable` is reported once, at the first write. Placeholders are read only in the
+//!   interpolated fields of spec §2 and must be exactly `{{name}}` (no spaces inside).
+//! - **Waiting.** `buttons`, `list` and `ask` wait. A `subflow` step counts as waiting unless
+//!   the called flow can reach an `end` (or fall off its end) without waiting; a missing or
+//!   recursive callee counts as waiting. `infinite-loop` is reported once per loop (a strongly
+//!   connected set of non-waiting steps), at its first step.
+//! - **Bursts.** Sending steps are `message`, `media`, `template`, `location`, and `end` or
+//!   `handoff` with a `text`. Other non-waiting steps neither count nor reset the run. The
+//!   diagnostic is at the step that sends the 6th message in a row.
+//! - **Duplicates.** Titles and keywords compare trimmed and lower-cased; conditions compare
+//!   structurally with numbers by value. Two documents of the set with the same flow id make
+//!   `analyze_set` invalid (an issue at `/id` of the later one); [`lint`] and [`describe`] given
+//!   such a set resolve calls to the first flow with the id.
+//! - **`implicit-end`** is reported at each reachable step with an edge to `(end)`;
+//!   unreachable steps get `unreachable-step` only.
+//!
+//! Cycle, reachability and burst analysis are linear in steps plus edges (iterative Tarjan
+//! SCC and DFS), so the analyzer never recurses on flow size.
+
+mod analyze;
+mod error;
+mod flow;
+mod graph;
+mod lint;
+mod mermaid;
+mod report;
+mod scc;
+mod text;
+mod vars;
+
+#[cfg(test)]
+mod tests;
+
+pub use analyze::{Analysis, AnalysisSummary, Format, SourcedIssue, analyze, analyze_set};
+pub use error::Error;
+pub use graph::{Edge, EdgeKind, FlowGraph, Graph, IMPLICIT_END, Node, describe};
+pub use lint::{BURST_LIMIT, Code, Diagnostic, Severity, lint, source_name};
+pub use mermaid::{
+    Direction, MAX_EDGE_LABEL_CHARS, MAX_ID_CHARS, MAX_TEXT_CHARS, escape_label, render_mermaid,
+};
+pub use report::{
+    FileReport, Finding, INVALID_CODE, MIGRATION_CODE, ReportFormat, check_document, parse_source,
+    render_report,
+};
+pub use serde_json::Value;

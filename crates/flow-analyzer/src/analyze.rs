@@ -1,0 +1,215 @@
+//! The `flow_analyze` engine: validate every document, then describe, render and lint.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::error::Error;
+use crate::flow::FlowSet;
+use crate::graph::{Graph, describe_set};
+use crate::lint::{Diagnostic, Severity, lint_set, source_name};
+use crate::mermaid::{Direction, render_mermaid};
+
+/// What `flow_analyze` returns besides the diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// Mermaid `flowchart` text in `mermaid` (the default).
+    #[default]
+    Mermaid,
+    /// The graph of spec §7 in `graph`.
+    Json,
+}
+
+impl Format {
+    /// `mermaid` or `json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Mermaid => "mermaid",
+            Self::Json => "json",
+        }
+    }
+}
+
+impl FromStr for Format {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "mermaid" => Ok(Self::Mermaid),
+            "json" => Ok(Self::Json),
+            other => Err(Error::UnknownFormat(other.to_owned())),
+        }
+    }
+}
+
+/// A validation issue of one document of the set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SourcedIssue {
+    /// RFC 6901 JSON Pointer into that document.
+    pub path: String,
+    /// One short sentence naming the rule.
+    pub message: String,
+    /// `document` or `subflows/N` (N counts from 0).
+    pub source: String,
+}
+
+/// Counts that describe an analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct AnalysisSummary {
+    /// Documents in the set: the document plus its subflows.
+    pub flows: usize,
+    /// Steps in all flows (0 when the set is invalid).
+    pub steps: usize,
+    /// Graph nodes, the synthetic `(end)` terminals included (0 when the set is invalid).
+    pub nodes: usize,
+    /// Graph edges, `call` edges included (0 when the set is invalid).
+    pub edges: usize,
+    /// Validation issues over the set.
+    pub issues: usize,
+    /// Diagnostics of severity `error`.
+    pub errors: usize,
+    /// Diagnostics of severity `warning`.
+    pub warnings: usize,
+    /// Diagnostics of severity `info`.
+    pub infos: usize,
+}
+
+/// The typed result of [`analyze_set`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    /// True when every document of the set is valid and the flow ids are unique.
+    pub valid: bool,
+    /// Validation issues of every document, the document's first, then each subflow's.
+    pub issues: Vec<SourcedIssue>,
+    /// Lint diagnostics (empty when not valid).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The compiled graph (only when valid).
+    pub graph: Option<Graph>,
+    /// Counts.
+    pub summary: AnalysisSummary,
+}
+
+impl Analysis {
+    /// True when the set is invalid or some diagnostic has severity `error`.
+    pub fn has_errors(&self) -> bool {
+        !self.valid
+            || self
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Validates the document and every subflow, then (only when all are valid and the flow ids
+/// are unique) compiles, describes and lints the set.
+///
+/// Two documents of the set with the same `id` make the set invalid: the later one gets an
+/// issue at `/id` naming where the id first appears.
+pub fn analyze_set(document: &Value, subflows: &[Value]) -> Analysis {
+    let documents: Vec<&Value> = std::iter::once(document).chain(subflows).collect();
+    let mut issues = Vec::new();
+    for (index, doc) in documents.iter().enumerate() {
+        let validation = botmesh_flow_schema::validate(doc);
+        issues.extend(validation.issues.into_iter().map(|issue| SourcedIssue {
+            path: issue.path,
+            message: issue.message,
+            source: source_name(index),
+        }));
+    }
+    let mut first_with_id: HashMap<&str, usize> = HashMap::new();
+    for (index, doc) in documents.iter().enumerate() {
+        let Some(id) = doc.get("id").and_then(Value::as_str) else {
+            continue;
+        };
+        if let Some(&first) = first_with_id.get(id) {
+            issues.push(SourcedIssue {
+                path: "/id".to_owned(),
+                message: format!(
+                    "duplicate flow id \"{id}\" in the set (first in {})",
+                    source_name(first)
+                ),
+                source: source_name(index),
+            });
+        } else {
+            first_with_id.insert(id, index);
+        }
+    }
+    let mut summary = AnalysisSummary {
+        flows: documents.len(),
+        issues: issues.len(),
+        ..AnalysisSummary::default()
+    };
+    if !issues.is_empty() {
+        // Keep the set's order: the document's issues first, then each subflow's.
+        issues.sort_by_key(|issue| source_rank(&issue.source));
+        return Analysis {
+            valid: false,
+            issues,
+            diagnostics: Vec::new(),
+            graph: None,
+            summary,
+        };
+    }
+    let set = FlowSet::compile(&documents);
+    let graph = describe_set(&set);
+    let diagnostics = lint_set(&set);
+    summary.steps = set.flows.iter().map(|f| f.steps.len()).sum();
+    summary.nodes = graph.flows.iter().map(|f| f.nodes.len()).sum();
+    summary.edges = graph.flows.iter().map(|f| f.edges.len()).sum();
+    for diagnostic in &diagnostics {
+        match diagnostic.severity {
+            Severity::Error => summary.errors += 1,
+            Severity::Warning => summary.warnings += 1,
+            Severity::Info => summary.infos += 1,
+        }
+    }
+    Analysis {
+        valid: true,
+        issues,
+        diagnostics,
+        graph: Some(graph),
+        summary,
+    }
+}
+
+fn source_rank(source: &str) -> usize {
+    source
+        .strip_prefix("subflows/")
+        .and_then(|n| n.parse::<usize>().ok())
+        .map_or(0, |n| n + 1)
+}
+
+/// The `flow_analyze` payload: `{ valid, issues, diagnostics, mermaid | graph, summary }`.
+///
+/// `mermaid` (for [`Format::Mermaid`]) or `graph` (for [`Format::Json`]) is present only when
+/// `valid` is true. `summary` is [`AnalysisSummary`].
+pub fn analyze(
+    document: &Value,
+    subflows: &[Value],
+    format: Format,
+    direction: Direction,
+) -> Value {
+    let analysis = analyze_set(document, subflows);
+    let mut payload = json!({
+        "valid": analysis.valid,
+        "issues": analysis.issues,
+        "diagnostics": analysis.diagnostics,
+        "summary": analysis.summary,
+    });
+    if let (Some(graph), Value::Object(map)) = (&analysis.graph, &mut payload) {
+        match format {
+            Format::Mermaid => {
+                map.insert(
+                    "mermaid".to_owned(),
+                    Value::String(render_mermaid(graph, direction)),
+                );
+            }
+            Format::Json => {
+                map.insert("graph".to_owned(), json!(graph));
+            }
+        }
+    }
+    payload
+}

@@ -1,0 +1,700 @@
+//! Lint (spec §8): twelve stable codes over a set of valid flows.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::flow::{Flow, FlowSet, Kind, Target};
+use crate::scc;
+use crate::text::{BUILT_IN_VARIABLES, Placeholder, pointer_token, same_value};
+use crate::vars::{self, Uses};
+
+/// More sending steps than this in a row without waiting is a `message-burst`.
+pub const BURST_LIMIT: usize = 5;
+
+/// The twelve lint codes of spec §8. The kebab-case spellings are stable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Code {
+    /// No path from the entry reaches the step.
+    UnreachableStep,
+    /// A cycle in which no step waits for the user.
+    InfiniteLoop,
+    /// A `subflow` names a flow that is not in the set.
+    MissingSubflow,
+    /// Flows call each other recursively.
+    SubflowCycle,
+    /// Read but never written in the set, not declared, not built-in.
+    UndefinedVariable,
+    /// Written but never read anywhere in the set.
+    UnusedVariable,
+    /// Two buttons or rows of one step share a title (case-insensitive).
+    DuplicateTitle,
+    /// A branch case repeats an earlier case's condition.
+    DuplicateCase,
+    /// Two flows of the set are triggered by the same keyword.
+    DuplicateKeyword,
+    /// More than [`BURST_LIMIT`] sending steps in a row without waiting for the user.
+    MessageBurst,
+    /// A path falls off the end of `steps` without `end` or `handoff`.
+    ImplicitEnd,
+    /// `{{` without `}}`, or an empty or invalid name inside braces.
+    MalformedPlaceholder,
+}
+
+impl Code {
+    /// Every code, in the order of spec §8.
+    pub const ALL: [Self; 12] = [
+        Self::UnreachableStep,
+        Self::InfiniteLoop,
+        Self::MissingSubflow,
+        Self::SubflowCycle,
+        Self::UndefinedVariable,
+        Self::UnusedVariable,
+        Self::DuplicateTitle,
+        Self::DuplicateCase,
+        Self::DuplicateKeyword,
+        Self::MessageBurst,
+        Self::ImplicitEnd,
+        Self::MalformedPlaceholder,
+    ];
+
+    /// The stable spelling, e.g. `unreachable-step`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UnreachableStep => "unreachable-step",
+            Self::InfiniteLoop => "infinite-loop",
+            Self::MissingSubflow => "missing-subflow",
+            Self::SubflowCycle => "subflow-cycle",
+            Self::UndefinedVariable => "undefined-variable",
+            Self::UnusedVariable => "unused-variable",
+            Self::DuplicateTitle => "duplicate-title",
+            Self::DuplicateCase => "duplicate-case",
+            Self::DuplicateKeyword => "duplicate-keyword",
+            Self::MessageBurst => "message-burst",
+            Self::ImplicitEnd => "implicit-end",
+            Self::MalformedPlaceholder => "malformed-placeholder",
+        }
+    }
+
+    /// The severity spec §8 gives the code.
+    pub fn severity(self) -> Severity {
+        match self {
+            Self::InfiniteLoop | Self::MissingSubflow | Self::SubflowCycle => Severity::Error,
+            Self::UnusedVariable | Self::ImplicitEnd => Severity::Info,
+            _ => Severity::Warning,
+        }
+    }
+}
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The flow is broken: `check` exits 1.
+    Error,
+    /// Probably a mistake.
+    Warning,
+    /// Worth a look.
+    Info,
+}
+
+impl Severity {
+    /// `error`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+            Self::Info => "info",
+        }
+    }
+}
+
+/// One lint finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// The stable code.
+    pub code: Code,
+    /// The code's severity.
+    pub severity: Severity,
+    /// The id of the flow the finding is in.
+    pub flow: String,
+    /// The id of the step the finding is about, when it is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// RFC 6901 JSON Pointer into that flow's document.
+    pub path: String,
+    /// One sentence saying what is wrong and what to change.
+    pub message: String,
+    /// Which document of the set: `document` or `subflows/N` (N counts from 0).
+    pub source: String,
+}
+
+/// The `source` of the flow at `index` in a set whose first flow is the document.
+pub fn source_name(index: usize) -> String {
+    match index {
+        0 => "document".to_owned(),
+        n => format!("subflows/{}", n - 1),
+    }
+}
+
+/// Lints a set of valid flow documents (the entry document first, then its subflows).
+///
+/// Diagnostics are ordered by flow (the set's order), then by document order of their path
+/// (top-level keys in the order `$schema`, `version`, `id`, `metadata`, `trigger`, `variables`,
+/// `steps`; array indexes numerically), then by code. When flow ids repeat, `subflow` steps
+/// resolve to the first flow with the id.
+pub fn lint(flows: &[&Value]) -> Vec<Diagnostic> {
+    lint_set(&FlowSet::compile(flows))
+}
+
+struct Sink<'s, 'a> {
+    set: &'s FlowSet<'a>,
+    out: Vec<(usize, Diagnostic)>,
+}
+
+impl Sink<'_, '_> {
+    fn push(
+        &mut self,
+        flow: usize,
+        step: Option<usize>,
+        code: Code,
+        path: String,
+        message: String,
+    ) {
+        let f = &self.set.flows[flow];
+        self.out.push((
+            flow,
+            Diagnostic {
+                code,
+                severity: code.severity(),
+                flow: f.id.to_owned(),
+                step: step.and_then(|s| f.steps.get(s)).map(|s| s.id.to_owned()),
+                path,
+                message,
+                source: source_name(flow),
+            },
+        ));
+    }
+}
+
+pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
+    let mut sink = Sink {
+        set,
+        out: Vec::new(),
+    };
+    let uses: Vec<Uses<'_>> = set.flows.iter().map(vars::collect).collect();
+    let call_order = subflow_cycles(&mut sink);
+    let mut finishes = vec![false; set.flows.len()];
+    for component in &call_order {
+        for &flow in component {
+            finishes[flow] = can_finish_without_waiting(set, flow, &finishes);
+        }
+    }
+    for (index, flow) in set.flows.iter().enumerate() {
+        control_flow(&mut sink, index, flow, &finishes);
+        options_and_cases(&mut sink, index, flow);
+        for bad in &uses[index].malformed {
+            let message = match &bad.problem {
+                Placeholder::Unclosed(at) => format!(
+                    "\"{{{{\" at character {at} has no closing \"}}}}\"; close the placeholder or remove the braces"
+                ),
+                Placeholder::Empty => "empty placeholder \"{{}}\"; put a variable name between the braces or remove them".to_owned(),
+                Placeholder::Invalid(inner) => format!(
+                    "placeholder \"{{{{{inner}}}}}\" does not name a variable; use lowercase letters, digits and underscores with no spaces, e.g. {{{{name}}}}"
+                ),
+                Placeholder::Name(_) => continue,
+            };
+            sink.push(
+                index,
+                Some(bad.step),
+                Code::MalformedPlaceholder,
+                bad.path.clone(),
+                message,
+            );
+        }
+    }
+    variables(&mut sink, &uses);
+    keywords(&mut sink);
+    let mut out = sink.out;
+    out.sort_by(|(fa, a), (fb, b)| {
+        fa.cmp(fb)
+            .then_with(|| compare_paths(&a.path, &b.path))
+            .then_with(|| a.code.cmp(&b.code))
+    });
+    out.into_iter().map(|(_, d)| d).collect()
+}
+
+/// Intra-flow successors of every step (edges to `(end)` left out).
+fn successors(flow: &Flow<'_>) -> Vec<Vec<usize>> {
+    flow.steps
+        .iter()
+        .map(|step| {
+            step.edges
+                .iter()
+                .filter_map(|e| match e.to {
+                    Target::Step(i) => Some(i),
+                    Target::End => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Reports `subflow-cycle` and `missing-subflow`; returns the call graph's components, callees
+/// first.
+fn subflow_cycles(sink: &mut Sink<'_, '_>) -> Vec<Vec<usize>> {
+    let set = sink.set;
+    let calls: Vec<Vec<usize>> = set
+        .flows
+        .iter()
+        .map(|flow| flow.steps.iter().filter_map(|s| set.callee(s)).collect())
+        .collect();
+    let components = scc::components(&calls);
+    for component in &components {
+        if !scc::is_cyclic(component, &calls) {
+            continue;
+        }
+        let names: Vec<String> = component
+            .iter()
+            .map(|&f| format!("\"{}\"", set.flows[f].id))
+            .collect();
+        for &f in component {
+            let flow = &set.flows[f];
+            for (i, step) in flow.steps.iter().enumerate() {
+                let Some(callee) = set.callee(step) else {
+                    continue;
+                };
+                if !component.contains(&callee) {
+                    continue;
+                }
+                let message = if callee == f {
+                    format!(
+                        "flow \"{}\" calls itself; use a loop back to an earlier step (through a step that waits) instead of a recursive subflow",
+                        flow.id
+                    )
+                } else {
+                    format!(
+                        "calling \"{}\" leads back to \"{}\" (flows {} call each other); remove one of the subflow steps of the cycle",
+                        set.flows[callee].id,
+                        flow.id,
+                        names.join(", ")
+                    )
+                };
+                sink.push(
+                    f,
+                    Some(i),
+                    Code::SubflowCycle,
+                    format!("/steps/{i}/flow"),
+                    message,
+                );
+            }
+        }
+    }
+    for (f, flow) in set.flows.iter().enumerate() {
+        for (i, step) in flow.steps.iter().enumerate() {
+            if step.kind != Kind::Subflow || set.callee(step).is_some() {
+                continue;
+            }
+            let called = step.str_field("flow").unwrap_or("");
+            sink.push(
+                f,
+                Some(i),
+                Code::MissingSubflow,
+                format!("/steps/{i}/flow"),
+                format!(
+                    "flow \"{called}\" is not in the set; pass it in subflows or correct the flow id"
+                ),
+            );
+        }
+    }
+    components
+}
+
+/// Steps control passes through without waiting for the user: not `buttons`, `list`, `ask`,
+/// `end` or `handoff`, and for `subflow` steps only when the called flow can finish without
+/// waiting.
+fn passes(flow: &Flow<'_>, set: &FlowSet<'_>, step: usize, finishes: &[bool]) -> bool {
+    let s = &flow.steps[step];
+    match s.kind {
+        Kind::Buttons | Kind::List | Kind::Ask | Kind::End | Kind::Handoff => false,
+        Kind::Subflow => set.callee(s).is_some_and(|c| finishes[c]),
+        _ => true,
+    }
+}
+
+/// True when some path from the flow's entry reaches an `end` step or falls off the end of
+/// `steps` without waiting for the user.
+fn can_finish_without_waiting(set: &FlowSet<'_>, index: usize, finishes: &[bool]) -> bool {
+    let flow = &set.flows[index];
+    if flow.steps.is_empty() {
+        return true;
+    }
+    let mut seen = vec![false; flow.steps.len()];
+    let mut stack = vec![0usize];
+    seen[0] = true;
+    while let Some(step) = stack.pop() {
+        if flow.steps[step].kind == Kind::End {
+            return true;
+        }
+        if !passes(flow, set, step, finishes) {
+            continue;
+        }
+        for edge in &flow.steps[step].edges {
+            match edge.to {
+                Target::End => return true,
+                Target::Step(next) => {
+                    if !seen[next] {
+                        seen[next] = true;
+                        stack.push(next);
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+fn sends(flow: &Flow<'_>, step: usize) -> bool {
+    let s = &flow.steps[step];
+    match s.kind {
+        Kind::Message | Kind::Media | Kind::Template | Kind::Location => true,
+        Kind::End | Kind::Handoff => s.value.get("text").is_some(),
+        _ => false,
+    }
+}
+
+fn quoted_list(flow: &Flow<'_>, steps: &[usize]) -> String {
+    let mut names: Vec<String> = steps
+        .iter()
+        .take(5)
+        .map(|&s| format!("\"{}\"", flow.steps[s].id))
+        .collect();
+    if steps.len() > 5 {
+        names.push("…".to_owned());
+    }
+    names.join(", ")
+}
+
+/// `unreachable-step`, `implicit-end`, `infinite-loop` and `message-burst`.
+fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes: &[bool]) {
+    let set = sink.set;
+    let count = flow.steps.len();
+    if count == 0 {
+        return;
+    }
+    let succ = successors(flow);
+    // Reachability: one iterative DFS from the entry.
+    let mut reached = vec![false; count];
+    let mut stack = vec![0usize];
+    reached[0] = true;
+    while let Some(step) = stack.pop() {
+        for &next in &succ[step] {
+            if !reached[next] {
+                reached[next] = true;
+                stack.push(next);
+            }
+        }
+    }
+    let entry = flow.steps[0].id;
+    for (i, step) in flow.steps.iter().enumerate() {
+        if !reached[i] {
+            sink.push(
+                index,
+                Some(i),
+                Code::UnreachableStep,
+                format!("/steps/{i}"),
+                format!(
+                    "no path from the entry step \"{entry}\" reaches step \"{}\"; point a next, button, row or case at it, or remove it",
+                    step.id
+                ),
+            );
+        } else if step.edges.iter().any(|e| e.to == Target::End) {
+            sink.push(
+                index,
+                Some(i),
+                Code::ImplicitEnd,
+                format!("/steps/{i}"),
+                format!(
+                    "a path through step \"{}\" falls off the end of steps; add an end (or handoff) step so the flow ends on purpose",
+                    step.id
+                ),
+            );
+        }
+    }
+    // The steps control flows through without waiting, plus the terminals (for bursts).
+    let flowing: Vec<bool> = (0..count)
+        .map(|i| {
+            passes(flow, set, i, finishes)
+                || matches!(flow.steps[i].kind, Kind::End | Kind::Handoff)
+        })
+        .collect();
+    let quiet: Vec<Vec<usize>> = (0..count)
+        .map(|i| {
+            if flowing[i] {
+                succ[i].iter().copied().filter(|&n| flowing[n]).collect()
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    let components = scc::components(&quiet);
+    let mut in_loop = vec![false; count];
+    for component in &components {
+        if scc::is_cyclic(component, &quiet) {
+            for &s in component {
+                in_loop[s] = true;
+            }
+            let first = component[0];
+            sink.push(
+                index,
+                Some(first),
+                Code::InfiniteLoop,
+                format!("/steps/{first}"),
+                format!(
+                    "steps {} form a loop in which no step waits for the user, so the bot would spin; add an ask, buttons or list step to the loop",
+                    quoted_list(flow, component)
+                ),
+            );
+        }
+    }
+    // Bursts: the longest run of sending steps ending at each step, in topological order of
+    // the quiet graph (loops count as a reset: they are reported as infinite loops).
+    let mut incoming = vec![0usize; count];
+    for component in components.iter().rev() {
+        for &s in component {
+            if !flowing[s] || in_loop[s] {
+                continue;
+            }
+            let run = incoming[s] + usize::from(sends(flow, s));
+            if run == BURST_LIMIT + 1 && sends(flow, s) {
+                sink.push(
+                    index,
+                    Some(s),
+                    Code::MessageBurst,
+                    format!("/steps/{s}"),
+                    format!(
+                        "step \"{}\" is the {} message sent in a row without waiting for the user; merge some messages or put a buttons, list or ask step between them",
+                        flow.steps[s].id,
+                        ordinal(BURST_LIMIT + 1)
+                    ),
+                );
+            }
+            for &n in &quiet[s] {
+                incoming[n] = incoming[n].max(run);
+            }
+        }
+    }
+}
+
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// `duplicate-title` and `duplicate-case`.
+fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
+    for (i, step) in flow.steps.iter().enumerate() {
+        let mut titles: Vec<(String, String)> = Vec::new();
+        let mut check_title = |sink: &mut Sink<'_, '_>,
+                               option: &Value,
+                               path: String,
+                               what: &str| {
+            let Some(title) = option.get("title").and_then(Value::as_str) else {
+                return;
+            };
+            let folded = title.trim().to_lowercase();
+            if let Some((_, first)) = titles.iter().find(|(t, _)| *t == folded) {
+                let message = format!(
+                    "{what} title \"{title}\" repeats the title at {first} (ignoring case); give each {what} a distinct title"
+                );
+                sink.push(index, Some(i), Code::DuplicateTitle, path, message);
+            } else {
+                titles.push((folded, path));
+            }
+        };
+        match step.kind {
+            Kind::Buttons => {
+                let buttons = step.value.get("buttons").and_then(Value::as_array);
+                for (j, button) in buttons.into_iter().flatten().enumerate() {
+                    check_title(
+                        sink,
+                        button,
+                        format!("/steps/{i}/buttons/{j}/title"),
+                        "button",
+                    );
+                }
+            }
+            Kind::List => {
+                let sections = step.value.get("sections").and_then(Value::as_array);
+                for (s, section) in sections.into_iter().flatten().enumerate() {
+                    let rows = section.get("rows").and_then(Value::as_array);
+                    for (r, row) in rows.into_iter().flatten().enumerate() {
+                        let path = format!("/steps/{i}/sections/{s}/rows/{r}/title");
+                        check_title(sink, row, path, "row");
+                    }
+                }
+            }
+            Kind::Branch => {
+                let cases: &[Value] = step
+                    .value
+                    .get("cases")
+                    .and_then(Value::as_array)
+                    .map_or(&[], Vec::as_slice);
+                for (j, case) in cases.iter().enumerate() {
+                    let Some(when) = case.get("when") else {
+                        continue;
+                    };
+                    let earlier = cases[..j]
+                        .iter()
+                        .position(|c| c.get("when").is_some_and(|w| same_value(w, when)));
+                    if let Some(k) = earlier {
+                        sink.push(
+                            index,
+                            Some(i),
+                            Code::DuplicateCase,
+                            format!("/steps/{i}/cases/{j}/when"),
+                            format!(
+                                "this case repeats the condition of /steps/{i}/cases/{k}/when, so it can never be taken; change its condition or remove it"
+                            ),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `undefined-variable` and `unused-variable`, over the whole set.
+fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
+    let set = sink.set;
+    let mut defined: BTreeSet<&str> = BUILT_IN_VARIABLES.into_iter().collect();
+    for flow in &set.flows {
+        if let Some(declared) = flow.document.get("variables").and_then(Value::as_object) {
+            defined.extend(declared.keys().map(String::as_str));
+        }
+    }
+    let mut read: BTreeSet<&str> = BTreeSet::new();
+    for flow_uses in uses {
+        defined.extend(flow_uses.writes.iter().map(|u| u.name));
+        read.extend(flow_uses.reads.iter().map(|u| u.name));
+    }
+    let mut reported_unused: BTreeSet<&str> = BTreeSet::new();
+    for (index, flow_uses) in uses.iter().enumerate() {
+        let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
+        for u in &flow_uses.reads {
+            if defined.contains(u.name) || !seen.insert((u.name, u.path.as_str())) {
+                continue;
+            }
+            sink.push(
+                index,
+                Some(u.step),
+                Code::UndefinedVariable,
+                u.path.clone(),
+                format!(
+                    "variable \"{}\" is read but never written, declared or built in; declare it under variables, write it before this step, or fix the name",
+                    u.name
+                ),
+            );
+        }
+        for u in &flow_uses.writes {
+            if read.contains(u.name) || !reported_unused.insert(u.name) {
+                continue;
+            }
+            sink.push(
+                index,
+                Some(u.step),
+                Code::UnusedVariable,
+                u.path.clone(),
+                format!(
+                    "variable \"{}\" is written but never read in any flow of the set; remove the write or use the value",
+                    u.name
+                ),
+            );
+        }
+    }
+}
+
+/// `duplicate-keyword`: the same keyword (ignoring case and surrounding spaces) triggers two
+/// flows of the set.
+fn keywords(sink: &mut Sink<'_, '_>) {
+    let set = sink.set;
+    let mut first: HashMap<String, usize> = HashMap::new();
+    for (index, flow) in set.flows.iter().enumerate() {
+        let list = flow
+            .document
+            .get("trigger")
+            .and_then(|t| t.get("keywords"))
+            .and_then(Value::as_array);
+        for (k, keyword) in list.into_iter().flatten().enumerate() {
+            let Some(keyword) = keyword.as_str() else {
+                continue;
+            };
+            let folded = keyword.trim().to_lowercase();
+            match first.get(&folded) {
+                Some(&owner) if owner != index => {
+                    let message = format!(
+                        "keyword \"{keyword}\" also triggers flow \"{}\"; keep it in one flow only",
+                        set.flows[owner].id
+                    );
+                    sink.push(
+                        index,
+                        None,
+                        Code::DuplicateKeyword,
+                        format!("/trigger/keywords/{k}"),
+                        message,
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    first.insert(folded, index);
+                }
+            }
+        }
+    }
+}
+
+const TOP_LEVEL_ORDER: [&str; 7] = [
+    "$schema",
+    "version",
+    "id",
+    "metadata",
+    "trigger",
+    "variables",
+    "steps",
+];
+
+/// Document order of two JSON Pointers: top-level keys in the spec's order, array indexes
+/// numerically, other keys alphabetically.
+fn compare_paths(a: &str, b: &str) -> Ordering {
+    let key = |path: &str| -> Vec<(usize, u64, String)> {
+        path.split('/')
+            .skip(1)
+            .enumerate()
+            .map(|(depth, token)| {
+                let rank = if depth == 0 {
+                    TOP_LEVEL_ORDER
+                        .iter()
+                        .position(|k| pointer_token(k) == token)
+                        .unwrap_or(TOP_LEVEL_ORDER.len())
+                } else {
+                    0
+                };
+                match token.parse::<u64>() {
+                    Ok(n) => (rank, n, String::new()),
+                    Err(_) => (rank, u64::MAX, token.to_owned()),
+                }
+            })
+            .collect()
+    };
+    key(a).cmp(&key(b))
+}

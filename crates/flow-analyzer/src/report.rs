@@ -1,0 +1,273 @@
+//! Reports for `botmesh-mcp check`: one [`FileReport`] per checked file, rendered as text,
+//! JSON or GitHub Actions annotations.
+//!
+//! File names are labels given by the caller; this module never touches the filesystem.
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+use serde_json::{Value, json};
+
+use crate::analyze::{Analysis, analyze_set};
+use crate::error::Error;
+use crate::lint::Severity;
+
+/// How `check` prints its findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReportFormat {
+    /// One line per finding, `FILE: SEVERITY[CODE] POINTER: MESSAGE`, then a count line.
+    #[default]
+    Text,
+    /// One JSON object: `{ files: [...], summary }`.
+    Json,
+    /// GitHub Actions workflow commands (`::error file=…,title=…::…`).
+    Github,
+}
+
+impl ReportFormat {
+    /// `text`, `json` or `github`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Json => "json",
+            Self::Github => "github",
+        }
+    }
+}
+
+impl FromStr for ReportFormat {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "text" => Ok(Self::Text),
+            "json" => Ok(Self::Json),
+            "github" => Ok(Self::Github),
+            other => Err(Error::UnknownReportFormat(other.to_owned())),
+        }
+    }
+}
+
+/// Parses a source text as JSON, naming the source in the error.
+pub fn parse_source(name: &str, text: &str) -> Result<Value, Error> {
+    serde_json::from_str(text).map_err(|e| Error::NotJson {
+        name: name.to_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// The pseudo-code of validation issues in `check` output.
+pub const INVALID_CODE: &str = "invalid";
+/// The pseudo-code of a document that must be migrated first.
+pub const MIGRATION_CODE: &str = "migration-needed";
+
+/// One finding of a checked file, in output order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The file the finding is in (the checked file or one of its subflow files).
+    pub file: String,
+    /// `error`, `warning` or `info`.
+    pub severity: Severity,
+    /// A lint code, [`INVALID_CODE`] or [`MIGRATION_CODE`].
+    pub code: String,
+    /// RFC 6901 JSON Pointer into that file's document.
+    pub path: String,
+    /// One sentence.
+    pub message: String,
+}
+
+/// The verdict on one checked file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileReport {
+    /// The checked file, as named by the caller.
+    pub file: String,
+    /// The analysis of the file with its subflows.
+    pub analysis: Analysis,
+    /// Every issue and diagnostic, with the file it is in; a document that needs migration
+    /// gives one [`MIGRATION_CODE`] error naming `flow_migrate` instead of its issues.
+    pub findings: Vec<Finding>,
+}
+
+impl FileReport {
+    /// True when the file or a subflow is invalid or a diagnostic has severity `error`.
+    pub fn has_errors(&self) -> bool {
+        self.analysis.has_errors()
+    }
+}
+
+/// Checks one document with its subflows (`(file name, document)` pairs).
+pub fn check_document(file: &str, document: &Value, subflows: &[(&str, &Value)]) -> FileReport {
+    let owned: Vec<Value> = subflows.iter().map(|(_, v)| (*v).clone()).collect();
+    let analysis = analyze_set(document, &owned);
+    let file_of = |source: &str| -> String {
+        source
+            .strip_prefix("subflows/")
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| subflows.get(n))
+            .map_or_else(|| file.to_owned(), |(name, _)| (*name).to_owned())
+    };
+    let document_of = |source: &str| -> &Value {
+        source
+            .strip_prefix("subflows/")
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| subflows.get(n))
+            .map_or(document, |(_, v)| *v)
+    };
+    let mut findings = Vec::new();
+    let mut migrating: Vec<&str> = Vec::new();
+    for issue in &analysis.issues {
+        if migrating.contains(&issue.source.as_str()) {
+            continue;
+        }
+        if let Some(version) = needs_migration(document_of(&issue.source)) {
+            migrating.push(&issue.source);
+            findings.push(Finding {
+                file: file_of(&issue.source),
+                severity: Severity::Error,
+                code: MIGRATION_CODE.to_owned(),
+                path: "/version".to_owned(),
+                message: format!(
+                    "this is a version {version} document; migrate it to version 2 with flow_migrate, then check it again"
+                ),
+            });
+            continue;
+        }
+        findings.push(Finding {
+            file: file_of(&issue.source),
+            severity: Severity::Error,
+            code: INVALID_CODE.to_owned(),
+            path: issue.path.clone(),
+            message: issue.message.clone(),
+        });
+    }
+    for diagnostic in &analysis.diagnostics {
+        findings.push(Finding {
+            file: file_of(&diagnostic.source),
+            severity: diagnostic.severity,
+            code: diagnostic.code.as_str().to_owned(),
+            path: diagnostic.path.clone(),
+            message: diagnostic.message.clone(),
+        });
+    }
+    FileReport {
+        file: file.to_owned(),
+        analysis,
+        findings,
+    }
+}
+
+/// The version (0 or 1) of a document that migration can bring to version 2.
+fn needs_migration(document: &Value) -> Option<u64> {
+    match document.get("version") {
+        None => Some(0),
+        Some(version) => match version.as_f64() {
+            Some(0.0) => Some(0),
+            Some(1.0) => Some(1),
+            _ => None,
+        },
+    }
+}
+
+/// Renders the reports of every checked file (in the order given), ending with a newline.
+pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
+    let mut counts = [0usize; 3];
+    for finding in reports.iter().flat_map(|r| &r.findings) {
+        counts[finding.severity as usize] += 1;
+    }
+    let [errors, warnings, infos] = counts;
+    let mut out = String::new();
+    match format {
+        ReportFormat::Text => {
+            for finding in reports.iter().flat_map(|r| &r.findings) {
+                let path = if finding.path.is_empty() {
+                    "(root)"
+                } else {
+                    &finding.path
+                };
+                let _ = writeln!(
+                    out,
+                    "{}: {}[{}] {path}: {}",
+                    finding.file,
+                    finding.severity.as_str(),
+                    finding.code,
+                    finding.message
+                );
+            }
+            let _ = writeln!(
+                out,
+                "checked {} {}: {errors} {}, {warnings} {}, {infos} {}",
+                reports.len(),
+                plural(reports.len(), "file", "files"),
+                plural(errors, "error", "errors"),
+                plural(warnings, "warning", "warnings"),
+                plural(infos, "info", "infos"),
+            );
+        }
+        ReportFormat::Json => {
+            let files: Vec<Value> = reports
+                .iter()
+                .map(|r| {
+                    let findings: Vec<Value> = r
+                        .findings
+                        .iter()
+                        .map(|f| {
+                            json!({
+                                "file": f.file,
+                                "severity": f.severity.as_str(),
+                                "code": f.code,
+                                "path": f.path,
+                                "message": f.message,
+                            })
+                        })
+                        .collect();
+                    json!({
+                        "file": r.file,
+                        "valid": r.analysis.valid,
+                        "ok": !r.has_errors(),
+                        "findings": findings,
+                        "summary": r.analysis.summary,
+                    })
+                })
+                .collect();
+            let value = json!({
+                "files": files,
+                "summary": { "files": reports.len(), "errors": errors, "warnings": warnings, "infos": infos },
+            });
+            out = serde_json::to_string_pretty(&value).unwrap_or_default();
+            out.push('\n');
+        }
+        ReportFormat::Github => {
+            for finding in reports.iter().flat_map(|r| &r.findings) {
+                let command = match finding.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Info => "notice",
+                };
+                let _ = writeln!(
+                    out,
+                    "::{command} file={},title={}::{}",
+                    escape_property(&finding.file),
+                    escape_property(&finding.code),
+                    escape_data(&format!("{}: {}", finding.path, finding.message)),
+                );
+            }
+        }
+    }
+    out
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// Escapes the message of a GitHub workflow command.
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a property value of a GitHub workflow command.
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}

@@ -1,0 +1,1 @@
+//! Data-driven tests: golden files and lint fixtures.
