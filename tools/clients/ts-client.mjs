@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// Real-client check with the official TypeScript SDK (@modelcontextprotocol/sdk, pinned in
+// package.json): spawn the server over stdio, initialize, list tools, call `flow_validate` on a
+// small valid document, and check what a user of the SDK relies on.
+//
+// usage: node ts-client.mjs [--expect VERSION] [--label TEXT] -- COMMAND [ARGS...]
+//
+// Exits 0 and prints one summary line on success; prints one reason on stderr and exits 1
+// otherwise (also when the whole session takes longer than 30 s, so CI never stalls).
+import { readFileSync } from 'node:fs'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+
+const sdkVersion = JSON.parse(
+  readFileSync(new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url), 'utf8'),
+).version
+
+const VALID_DOCUMENT = {
+  version: 2,
+  id: 'ts_client_check',
+  steps: [
+    { id: 'hello', kind: 'message', text: 'Hello {{contact_name}}!' },
+    { id: 'bye', kind: 'end', text: 'Bye.' },
+  ],
+}
+
+function parseArgs(argv) {
+  const options = { expect: '2025-11-25', label: 'ts-sdk' }
+  let i = 0
+  for (; i < argv.length && argv[i] !== '--'; i++) {
+    if (argv[i] === '--expect') options.expect = argv[++i]
+    else if (argv[i] === '--label') options.label = argv[++i]
+    else throw new Error(`unknown option ${argv[i]}`)
+  }
+  const command = argv.slice(i + 1)
+  if (command.length === 0) throw new Error('missing server command after --')
+  return { ...options, command }
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(message)
+}
+
+async function main() {
+  const { expect, label, command } = parseArgs(process.argv.slice(2))
+  const transport = new StdioClientTransport({
+    command: command[0],
+    args: command.slice(1),
+    stderr: 'inherit',
+  })
+  // The SDK hands the negotiated revision to transports that want it (HTTP sends it as a
+  // header); stdio has no such hook, so record it here through the SDK's own path.
+  let negotiated
+  transport.setProtocolVersion = (version) => {
+    negotiated = version
+  }
+  const client = new Client({ name: 'botmesh-ts-client-check', version: '0.0.0' })
+  await client.connect(transport)
+  try {
+    check(negotiated === expect, `negotiated protocol version ${negotiated}, expected ${expect}`)
+    const server = client.getServerVersion()
+    check(server?.name === 'botmesh-mcp', `unexpected serverInfo.name ${server?.name}`)
+    check(client.getServerCapabilities()?.tools, 'server does not advertise tools')
+
+    const { tools } = await client.listTools()
+    const names = tools.map((tool) => tool.name)
+    for (const name of ['flow_validate', 'flow_analyze', 'flow_migrate', 'flow_diff', 'flow_digest', 'flow_schema', 'flow_example']) {
+      check(names.includes(name), `tools/list lacks ${name} (got ${names.join(', ')})`)
+    }
+    const validate = tools.find((tool) => tool.name === 'flow_validate')
+    check(validate.inputSchema?.type === 'object', 'flow_validate inputSchema is not an object schema')
+
+    // callTool validates structuredContent against the advertised outputSchema itself.
+    const result = await client.callTool({ name: 'flow_validate', arguments: { document: VALID_DOCUMENT } })
+    check(result.isError !== true, `flow_validate answered isError: ${JSON.stringify(result.content)}`)
+    const text = result.content?.find((item) => item.type === 'text')?.text
+    check(typeof text === 'string', 'flow_validate result has no text item')
+    const payload = JSON.parse(text)
+    check(payload.valid === true, `flow_validate says the document is invalid: ${text}`)
+    if (validate.outputSchema) {
+      check(result.structuredContent?.valid === true, 'structuredContent missing although an outputSchema is advertised')
+    }
+    console.log(
+      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid}`,
+    )
+  } finally {
+    await client.close()
+  }
+}
+
+const timer = setTimeout(() => {
+  console.error('ts-client: no answer within 30 s')
+  process.exit(1)
+}, 30_000)
+timer.unref()
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(`ts-client: ${error.message}`)
+    process.exit(1)
+  },
+)
