@@ -1,6 +1,43 @@
-//! Migration (skeleton).
-use crate::{Error, Issue};
-use serde_json::Value;
+//! Migration of version 0 and 1 documents to version 2 (spec §4).
+//!
+//! Every change is reported as a sentence in [`AppliedStep::changes`], and nothing is
+//! dropped silently: what cannot be carried over stays in the document (where validation
+//! then reports it) or is quoted in a sentence. Choices the spec leaves open:
+//!
+//! - A document that is not a JSON object is a caller error ([`Error::NotAnObject`]).
+//! - 0 → 1, `id`: taken from `name`: accents folded (Unicode NFD, combining marks dropped),
+//!   ASCII letters lower-cased, `a-z`, `0-9` and `_` kept, every run of other characters
+//!   turned into one `-`, leading `-`/`_` and trailing `-` trimmed, cut to 64 characters.
+//!   A result that starts with a digit gets the prefix `flow-` (so `24h Soporte` becomes
+//!   `flow-24h-soporte`); an empty result, or no string `name`, gives `flow`. A version 0
+//!   document that already has an `id` keeps it.
+//! - 0 → 1, `message` becomes `text` on every step (so a menu's prompt is the `text` of
+//!   the `buttons` or `list` step it becomes). A `list` needs a `button` label, which
+//!   version 0 has no field for: it gets `Menu` (reported) unless the step has one.
+//! - 0 → 1, menu option titles longer than the limit (20 for buttons, 24 for rows) are cut
+//!   at a character boundary, trailing spaces removed, and the full title is quoted in the
+//!   sentence. A menu of more than 10 options keeps every row, is reported, and the
+//!   document stays invalid. An option that is not a string is kept as the title as it is.
+//! - 0 → 1, a step without `id` gets `s<position + 1>`, or the next free number when that
+//!   is taken by another step. An `id` that is present but not a string is left alone.
+//! - When an old key and its new name are both present (`goto` and `next`), the new one is
+//!   kept and the old one stays where it is (validation reports it as unknown).
+//! - A `goto`/`next` that names a missing step is kept: validation reports it.
+//! - 1 → 2, `name`/`description` move into `metadata` unless `metadata` already holds a
+//!   different `title`/`description`, in which case they stay (and validation reports them).
+//! - 1 → 2, `delay.ms` becomes `seconds` = `ceil(ms / 1000)`, at least 1; an `ms` that is
+//!   not a number is left as it is.
+
+#[cfg(test)]
+mod tests;
+
+use crate::canonical::{canonical_eq, integer_value};
+use crate::error::{json_type, short_json};
+use crate::{CURRENT_VERSION, Error, Issue};
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+use unicode_normalization::UnicodeNormalization as _;
+use unicode_normalization::char::is_combining_mark;
 
 /// One migration step taken.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -28,13 +65,521 @@ pub struct Migration {
     pub issues: Vec<Issue>,
 }
 
-/// Migrates a document (skeleton).
+/// Migrates a document to version `target`, one version at a time.
+///
+/// A document without `version` is version 0. The same version and target apply no step.
+///
+/// # Errors
+///
+/// [`Error::NotAnObject`] when the document is not an object, [`Error::BadVersion`] when
+/// its `version` is not an integer 0–2, [`Error::BadTarget`] when `target` is above 2 or
+/// below the document's version.
+///
+/// ```
+/// let legacy = serde_json::json!({
+///     "name": "Hola",
+///     "steps": [{ "type": "text", "message": "¡Hola!" }],
+/// });
+/// let migration = flow_schema::migrate(&legacy, 2)?;
+/// assert_eq!(migration.from, 0);
+/// assert_eq!(migration.document["id"], "hola");
+/// assert_eq!(migration.document["steps"][0]["kind"], "message");
+/// # Ok::<(), flow_schema::Error>(())
+/// ```
 pub fn migrate(document: &Value, target: u64) -> Result<Migration, Error> {
+    let Value::Object(map) = document else {
+        return Err(Error::NotAnObject {
+            found: json_type(document).into(),
+        });
+    };
+    let from = version_of(map)?;
+    if target > CURRENT_VERSION || target < from {
+        return Err(Error::BadTarget { from, target });
+    }
+    let mut map = map.clone();
+    let mut applied = Vec::new();
+    if from == 0 && target >= 1 {
+        applied.push(AppliedStep {
+            from: 0,
+            to: 1,
+            changes: zero_to_one(&mut map),
+        });
+    }
+    if from <= 1 && target >= 2 {
+        applied.push(AppliedStep {
+            from: 1,
+            to: 2,
+            changes: one_to_two(&mut map),
+        });
+    }
+    let document = Value::Object(map);
+    let issues = if target == CURRENT_VERSION {
+        crate::validate(&document).issues
+    } else {
+        Vec::new()
+    };
     Ok(Migration {
-        document: document.clone(),
-        from: target,
+        document,
+        from,
         to: target,
-        applied: Vec::new(),
-        issues: Vec::new(),
+        applied,
+        issues,
     })
+}
+
+/// The version of a document object: absent is 0, otherwise an integer 0–2.
+pub(crate) fn version_of(map: &Map<String, Value>) -> Result<u64, Error> {
+    match map.get("version") {
+        None => Ok(0),
+        Some(value) => match value {
+            Value::Number(number) => integer_value(number).filter(|v| *v <= CURRENT_VERSION),
+            _ => None,
+        }
+        .ok_or_else(|| Error::BadVersion {
+            found: short_json(value),
+        }),
+    }
+}
+
+/// The longest flow id.
+const MAX_FLOW_ID: usize = 64;
+/// The longest button title (spec §2).
+const MAX_BUTTON_TITLE: usize = 20;
+/// The longest list row title (spec §2).
+const MAX_ROW_TITLE: usize = 24;
+/// The most buttons in a `buttons` step.
+const MAX_BUTTONS: usize = 3;
+/// The most rows in a `list` step.
+const MAX_ROWS: usize = 10;
+/// The list button label given to a menu that becomes a list.
+const LIST_BUTTON: &str = "Menu";
+
+/// A string as it is quoted in a sentence (JSON string syntax).
+fn quote(text: &str) -> String {
+    Value::from(text).to_string()
+}
+
+/// `1 step`, `2 steps`.
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// How a step is named in a sentence: its id when it is a string, else its pointer.
+fn step_name(index: usize, step: &Map<String, Value>) -> String {
+    match step.get("id") {
+        Some(Value::String(id)) => quote(id),
+        _ => format!("/steps/{index}"),
+    }
+}
+
+/// A flow id derived from a name; empty when nothing usable is left.
+pub(crate) fn flow_id_from_name(name: &str) -> String {
+    let mut id = String::with_capacity(name.len());
+    let mut gap = false;
+    for ch in name.nfd().filter(|ch| !is_combining_mark(*ch)) {
+        let ch = ch.to_ascii_lowercase();
+        if ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_' {
+            if gap && !id.is_empty() {
+                id.push('-');
+            }
+            gap = false;
+            id.push(ch);
+        } else {
+            gap = true;
+        }
+    }
+    let id = id.trim_start_matches(['_', '-']);
+    let mut id = if id.starts_with(|ch: char| ch.is_ascii_digit()) {
+        format!("flow-{id}")
+    } else {
+        id.to_owned()
+    };
+    // Only ASCII is left, so a byte length is a character count.
+    id.truncate(MAX_FLOW_ID);
+    id.truncate(id.trim_end_matches('-').len());
+    id
+}
+
+/// Renames `old` to `new` in a step. Returns whether it did; a conflict is reported.
+fn rename(
+    step: &mut Map<String, Value>,
+    old: &str,
+    new: &str,
+    name: &str,
+    notes: &mut Vec<String>,
+) -> bool {
+    if !step.contains_key(old) {
+        return false;
+    }
+    if step.contains_key(new) {
+        notes.push(format!(
+            "step {name} has both \"{old}\" and \"{new}\": kept \"{new}\" and left \"{old}\" as it was"
+        ));
+        return false;
+    }
+    if let Some(value) = step.remove(old) {
+        step.insert(new.to_owned(), value);
+    }
+    true
+}
+
+/// Counts of renames done in many steps, reported as one sentence each.
+#[derive(Default)]
+struct Tally {
+    counts: Vec<(String, &'static str, usize)>,
+}
+
+impl Tally {
+    /// Counts one more `noun` (such as `step`) for the sentence that starts with `head`.
+    fn add(&mut self, head: String, noun: &'static str) {
+        match self.counts.iter_mut().find(|(h, _, _)| *h == head) {
+            Some((_, _, n)) => *n += 1,
+            None => self.counts.push((head, noun, 1)),
+        }
+    }
+
+    /// `renamed "type" to "kind" in 4 steps`, in first-seen order.
+    fn sentences(self) -> impl Iterator<Item = String> {
+        self.counts
+            .into_iter()
+            .map(|(head, noun, n)| format!("{head} in {}", count(n, noun)))
+    }
+}
+
+fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
+    let mut changes = vec!["set \"version\" to 1".to_owned()];
+    doc.insert("version".into(), Value::from(1));
+
+    if !doc.contains_key("id") {
+        let name = doc.get("name").and_then(Value::as_str);
+        let id = name.map(flow_id_from_name).unwrap_or_default();
+        match name {
+            Some(name) if !id.is_empty() => changes.push(format!(
+                "set \"id\" to {} from \"name\" {}",
+                quote(&id),
+                quote(name)
+            )),
+            _ => changes.push("set \"id\" to \"flow\" because there is no usable \"name\"".into()),
+        }
+        let id = if id.is_empty() { "flow".to_owned() } else { id };
+        doc.insert("id".into(), Value::from(id));
+    }
+
+    let steps = match doc.get_mut("steps") {
+        Some(Value::Array(steps)) => steps,
+        Some(other) => {
+            changes.push(format!(
+                "\"steps\" is {} instead of an array and was left as it was",
+                json_type(other)
+            ));
+            return changes;
+        }
+        None => return changes,
+    };
+
+    let mut taken: BTreeSet<String> = steps
+        .iter()
+        .filter_map(|step| step.get("id")?.as_str().map(str::to_owned))
+        .collect();
+    let mut tally = Tally::default();
+    let mut notes = Vec::new();
+    for (index, step) in steps.iter_mut().enumerate() {
+        let Value::Object(step) = step else {
+            notes.push(format!(
+                "/steps/{index} is {} instead of an object and was left as it was",
+                json_type(step)
+            ));
+            continue;
+        };
+        if !step.contains_key("id") {
+            let wanted = format!("s{}", index + 1);
+            let mut number = index + 1;
+            while taken.contains(&format!("s{number}")) {
+                number += 1;
+            }
+            let id = format!("s{number}");
+            let also = if id == wanted {
+                String::new()
+            } else {
+                format!(" ({} is taken)", quote(&wanted))
+            };
+            notes.push(format!(
+                "step /steps/{index} had no id and is now {}{also}",
+                quote(&id)
+            ));
+            taken.insert(id.clone());
+            step.insert("id".into(), Value::from(id));
+        }
+        let name = step_name(index, step);
+        for (old, new) in [("type", "kind"), ("message", "text"), ("goto", "next")] {
+            if rename(step, old, new, &name, &mut notes) {
+                tally.add(format!("renamed \"{old}\" to \"{new}\""), "step");
+            }
+        }
+        let Some(kind) = step.get("kind").and_then(Value::as_str) else {
+            continue;
+        };
+        match kind {
+            "text" => set_kind(step, "text", "message", &mut tally),
+            "question" => set_kind(step, "question", "ask", &mut tally),
+            "wait" => set_kind(step, "wait", "delay", &mut tally),
+            "image" => {
+                set_kind(step, "image", "media", &mut tally);
+                match step.get("media") {
+                    None => {
+                        step.insert("media".into(), Value::from("image"));
+                    }
+                    Some(existing) if existing == "image" => {}
+                    Some(existing) => notes.push(format!(
+                        "image step {name} already has \"media\" {}: it was kept instead of \"image\"",
+                        short_json(existing)
+                    )),
+                }
+            }
+            "menu" => menu(step, &name, &mut notes),
+            _ => {}
+        }
+    }
+    changes.extend(tally.sentences());
+    changes.extend(notes);
+    changes
+}
+
+fn set_kind(step: &mut Map<String, Value>, old: &str, new: &str, tally: &mut Tally) {
+    step.insert("kind".into(), Value::from(new));
+    tally.add(format!("changed kind \"{old}\" to \"{new}\""), "step");
+}
+
+/// A title cut to `limit` characters, trailing spaces removed; `None` when it fits.
+fn cut_title(title: &str, limit: usize) -> Option<String> {
+    let (at, _) = title.char_indices().nth(limit)?;
+    let cut = title[..at].trim_end();
+    Some(if cut.is_empty() { &title[..at] } else { cut }.to_owned())
+}
+
+/// Inserts `key` into a converted menu; an existing value is quoted in a note, not lost.
+fn put(
+    step: &mut Map<String, Value>,
+    key: &str,
+    value: Value,
+    name: &str,
+    notes: &mut Vec<String>,
+) {
+    if let Some(old) = step.insert(key.to_owned(), value) {
+        notes.push(format!(
+            "menu step {name} already had \"{key}\" {}, which was replaced",
+            old
+        ));
+    }
+}
+
+/// `menu` with `options` → `buttons` (up to 3) or a `list` with one section.
+fn menu(step: &mut Map<String, Value>, name: &str, notes: &mut Vec<String>) {
+    let options = match step.remove("options") {
+        Some(Value::Array(options)) => options,
+        Some(other) => {
+            notes.push(format!(
+                "menu step {name} has \"options\" that is {} instead of an array: it became buttons and \"options\" was left as it was",
+                json_type(&other)
+            ));
+            step.insert("options".into(), other);
+            step.insert("kind".into(), Value::from("buttons"));
+            return;
+        }
+        None => {
+            notes.push(format!(
+                "menu step {name} has no \"options\": it became buttons without any"
+            ));
+            step.insert("kind".into(), Value::from("buttons"));
+            step.insert("buttons".into(), Value::Array(Vec::new()));
+            return;
+        }
+    };
+    let as_list = options.len() > MAX_BUTTONS;
+    let limit = if as_list {
+        MAX_ROW_TITLE
+    } else {
+        MAX_BUTTON_TITLE
+    };
+    let total = options.len();
+    let mut items = Vec::with_capacity(total);
+    let mut title_notes = Vec::new();
+    for (index, option) in options.into_iter().enumerate() {
+        let title = match option {
+            Value::String(title) => match cut_title(&title, limit) {
+                Some(cut) => {
+                    title_notes.push(format!(
+                        "menu step {name}: option title {} cut to {limit} characters {}",
+                        quote(&title),
+                        quote(&cut)
+                    ));
+                    Value::from(cut)
+                }
+                None => Value::from(title),
+            },
+            other => {
+                title_notes.push(format!(
+                    "menu step {name}: option {} is {} instead of a string and was kept as its title",
+                    index + 1,
+                    json_type(&other)
+                ));
+                other
+            }
+        };
+        let mut item = Map::new();
+        item.insert("id".into(), Value::from(format!("opt{}", index + 1)));
+        item.insert("title".into(), title);
+        items.push(Value::Object(item));
+    }
+    if as_list {
+        step.insert("kind".into(), Value::from("list"));
+        let label = if step.contains_key("button") {
+            String::new()
+        } else {
+            step.insert("button".into(), Value::from(LIST_BUTTON));
+            format!(" and the list button {}", quote(LIST_BUTTON))
+        };
+        let mut section = Map::new();
+        section.insert("rows".into(), Value::Array(items));
+        put(
+            step,
+            "sections",
+            Value::Array(vec![Value::Object(section)]),
+            name,
+            notes,
+        );
+        notes.push(format!(
+            "menu step {name} became a list with {} in one section{label}",
+            count(total, "row")
+        ));
+        if total > MAX_ROWS {
+            notes.push(format!(
+                "menu step {name} has {total} options, more than the {MAX_ROWS} rows a list allows: all were kept and the document stays invalid until some are removed"
+            ));
+        }
+    } else {
+        step.insert("kind".into(), Value::from("buttons"));
+        put(step, "buttons", Value::Array(items), name, notes);
+        notes.push(format!(
+            "menu step {name} became buttons with {}",
+            count(total, "button")
+        ));
+    }
+    notes.extend(title_notes);
+}
+
+fn one_to_two(doc: &mut Map<String, Value>) -> Vec<String> {
+    let mut changes = vec!["set \"version\" to 2".to_owned()];
+    doc.insert("version".into(), Value::from(2));
+
+    for (old, new) in [("name", "title"), ("description", "description")] {
+        move_to_metadata(doc, old, new, &mut changes);
+    }
+
+    let Some(Value::Array(steps)) = doc.get_mut("steps") else {
+        return changes;
+    };
+    let mut tally = Tally::default();
+    let mut notes = Vec::new();
+    for (index, step) in steps.iter_mut().enumerate() {
+        let Value::Object(step) = step else {
+            continue;
+        };
+        let name = step_name(index, step);
+        let kind = step.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let rename_in = match kind {
+            "ask" => Some(("variable", "save", "ask step")),
+            "branch" => Some(("conditions", "cases", "branch step")),
+            "delay" => {
+                delay_seconds(step, &name, &mut notes);
+                None
+            }
+            _ => None,
+        };
+        if let Some((old, new, noun)) = rename_in
+            && rename(step, old, new, &name, &mut notes)
+        {
+            tally.add(format!("renamed \"{old}\" to \"{new}\""), noun);
+        }
+    }
+    changes.extend(tally.sentences());
+    changes.extend(notes);
+    changes
+}
+
+fn move_to_metadata(doc: &mut Map<String, Value>, old: &str, new: &str, changes: &mut Vec<String>) {
+    let Some(value) = doc.get(old) else {
+        return;
+    };
+    match doc.get("metadata") {
+        Some(Value::Object(metadata)) => {
+            if let Some(existing) = metadata.get(new) {
+                if canonical_eq(existing, value) {
+                    doc.remove(old);
+                    changes.push(format!(
+                        "removed \"{old}\", which equals \"metadata.{new}\""
+                    ));
+                } else {
+                    changes.push(format!(
+                        "left \"{old}\" in place because \"metadata.{new}\" already has a different value"
+                    ));
+                }
+                return;
+            }
+        }
+        None => {}
+        Some(other) => {
+            changes.push(format!(
+                "left \"{old}\" in place because \"metadata\" is {} instead of an object",
+                json_type(other)
+            ));
+            return;
+        }
+    }
+    if let Some(value) = doc.remove(old) {
+        let metadata = doc
+            .entry("metadata")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(metadata) = metadata {
+            metadata.insert(new.to_owned(), value);
+        }
+        changes.push(format!("moved \"{old}\" to \"metadata.{new}\""));
+    }
+}
+
+/// `delay.ms` → `seconds`, rounded up, at least 1.
+fn delay_seconds(step: &mut Map<String, Value>, name: &str, notes: &mut Vec<String>) {
+    let Some(ms) = step.get("ms") else {
+        return;
+    };
+    if step.contains_key("seconds") {
+        notes.push(format!(
+            "step {name} has both \"ms\" and \"seconds\": kept \"seconds\" and left \"ms\" as it was"
+        ));
+        return;
+    }
+    let Some(millis) = ms.as_f64() else {
+        notes.push(format!(
+            "delay step {name}: \"ms\" is {} instead of a number and was left as it was",
+            json_type(ms)
+        ));
+        return;
+    };
+    let seconds = (millis / 1000.0).ceil().max(1.0);
+    // Up to 2^53 the f64 is an exact integer; beyond that keep the (huge) f64 as it is.
+    let value = if seconds <= 9_007_199_254_740_992.0 {
+        Value::from(seconds as u64)
+    } else {
+        Value::from(seconds)
+    };
+    notes.push(format!(
+        "delay step {name}: {ms} ms became {value} {}",
+        if value == 1 { "second" } else { "seconds" }
+    ));
+    step.remove("ms");
+    step.insert("seconds".into(), value);
 }
