@@ -294,7 +294,7 @@ pub(crate) fn step_label(step: &Step<'_>) -> String {
             }
         }),
         Kind::Action => text("handler").map(|h| match step.str_field("save") {
-            Some(save) => format!("{h} -> {save}"),
+            Some(save) => format!("{h} → {save}"),
             None => h,
         }),
         Kind::Subflow => text("flow"),

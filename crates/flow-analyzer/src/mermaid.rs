@@ -62,9 +62,10 @@ impl FromStr for Direction {
 /// Escapes `text` for use between the double quotes of a Mermaid label.
 ///
 /// `#` becomes `#35;` first, then `"` → `#quot;`, `&` → `#amp;`, `<` → `#lt;`, `>` → `#gt;`,
-/// a backtick → `#96;`, a line break → `<br>`; other control characters and the Unicode line
-/// and paragraph separators become a space. Everything else (brackets, pipes, `;`, emoji…)
-/// parses as is inside quotes.
+/// a backtick → `#96;`, `%` → `#37;` (Mermaid strips `%%{…}%%` directives before parsing, even
+/// inside quotes and across lines), a line break → `<br>`; other control characters and the
+/// Unicode line and paragraph separators become a space. Everything else (brackets, pipes, `;`,
+/// emoji…) parses as is inside quotes.
 pub fn escape_label(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     let mut chars = text.chars().peekable();
@@ -76,6 +77,8 @@ pub fn escape_label(text: &str) -> String {
             '<' => out.push_str("#lt;"),
             '>' => out.push_str("#gt;"),
             '`' => out.push_str("#96;"),
+            // `%%{…}%%` is a directive anywhere in the text, even inside quotes.
+            '%' => out.push_str("#37;"),
             '\n' => out.push_str("<br>"),
             '\r' => {
                 if chars.peek() != Some(&'\n') {

@@ -89,9 +89,10 @@ pub struct FileReport {
 }
 
 impl FileReport {
-    /// True when the file or a subflow is invalid or a diagnostic has severity `error`.
+    /// True when the file or a subflow is invalid or needs migration, or a diagnostic has
+    /// severity `error`.
     pub fn has_errors(&self) -> bool {
-        self.analysis.has_errors()
+        self.analysis.has_errors() || self.findings.iter().any(|f| f.severity == Severity::Error)
     }
 }
 
@@ -106,23 +107,19 @@ pub fn check_document(file: &str, document: &Value, subflows: &[(&str, &Value)])
             .and_then(|n| subflows.get(n))
             .map_or_else(|| file.to_owned(), |(name, _)| (*name).to_owned())
     };
-    let document_of = |source: &str| -> &Value {
-        source
-            .strip_prefix("subflows/")
-            .and_then(|n| n.parse::<usize>().ok())
-            .and_then(|n| subflows.get(n))
-            .map_or(document, |(_, v)| *v)
-    };
     let mut findings = Vec::new();
-    let mut migrating: Vec<&str> = Vec::new();
-    for issue in &analysis.issues {
-        if migrating.contains(&issue.source.as_str()) {
-            continue;
-        }
-        if let Some(version) = needs_migration(document_of(&issue.source)) {
-            migrating.push(&issue.source);
+    // A document of version 0 or 1 gets one migration error instead of its issues.
+    let mut migrating: Vec<String> = Vec::new();
+    let sources = std::iter::once(("document".to_owned(), file, document)).chain(
+        subflows
+            .iter()
+            .enumerate()
+            .map(|(i, (name, value))| (format!("subflows/{i}"), *name, *value)),
+    );
+    for (source, name, value) in sources {
+        if let Some(version) = needs_migration(value) {
             findings.push(Finding {
-                file: file_of(&issue.source),
+                file: name.to_owned(),
                 severity: Severity::Error,
                 code: MIGRATION_CODE.to_owned(),
                 path: "/version".to_owned(),
@@ -130,6 +127,11 @@ pub fn check_document(file: &str, document: &Value, subflows: &[(&str, &Value)])
                     "this is a version {version} document; migrate it to version 2 with flow_migrate, then check it again"
                 ),
             });
+            migrating.push(source);
+        }
+    }
+    for issue in &analysis.issues {
+        if migrating.contains(&issue.source) {
             continue;
         }
         findings.push(Finding {

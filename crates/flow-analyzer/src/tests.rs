@@ -1,1 +1,541 @@
-//! Data-driven tests: golden files and lint fixtures.
+//! Data-driven tests: every fixture of `test_data/fixtures` against its golden Mermaid and JSON
+//! (`UPDATE_EXPECT=1` rewrites them), a hit and a near miss for each lint code, the
+//! `flow_analyze` payload and the `check` reports.
+
+use std::path::Path;
+
+use expect_test::{expect, expect_file};
+use serde_json::{Value, json};
+
+use crate::*;
+
+struct Fixture {
+    name: String,
+    direction: Direction,
+    flows: Vec<Value>,
+}
+
+fn fixture_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/test_data/fixtures"))
+}
+
+fn load(name: &str) -> Fixture {
+    let path = fixture_dir().join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let direction = value
+        .get("direction")
+        .and_then(Value::as_str)
+        .map_or(Direction::TD, |d| d.parse().unwrap());
+    let flows = value["flows"].as_array().unwrap().clone();
+    Fixture {
+        name: name.to_owned(),
+        direction,
+        flows,
+    }
+}
+
+fn all_fixtures() -> Vec<Fixture> {
+    let mut names: Vec<String> = std::fs::read_dir(fixture_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".json").map(str::to_owned))
+        .collect();
+    names.sort();
+    names.iter().map(|n| load(n)).collect()
+}
+
+fn lint_fixture(fixture: &Fixture) -> Vec<Diagnostic> {
+    let refs: Vec<&Value> = fixture.flows.iter().collect();
+    lint(&refs)
+}
+
+#[test]
+fn golden_mermaid_and_json_for_every_fixture() {
+    let fixtures = all_fixtures();
+    assert!(fixtures.len() >= 15, "only {} fixtures", fixtures.len());
+    for fixture in &fixtures {
+        let refs: Vec<&Value> = fixture.flows.iter().collect();
+        let graph = describe(&refs);
+        let mermaid = render_mermaid(&graph, fixture.direction);
+        expect_file![format!("../test_data/golden/{}.mmd", fixture.name)].assert_eq(&mermaid);
+        let diagnostics = lint(&refs);
+        let mut text =
+            serde_json::to_string_pretty(&json!({ "graph": graph, "diagnostics": diagnostics }))
+                .unwrap();
+        text.push('\n');
+        expect_file![format!("../test_data/golden/{}.json", fixture.name)].assert_eq(&text);
+    }
+}
+
+#[test]
+fn every_fixture_is_a_valid_document_set() {
+    for fixture in all_fixtures() {
+        for (i, flow) in fixture.flows.iter().enumerate() {
+            let validation = botmesh_flow_schema::validate(flow);
+            assert!(
+                validation.valid,
+                "{} flow {i}: {:?}",
+                fixture.name, validation.issues
+            );
+        }
+    }
+}
+
+#[test]
+fn every_code_has_a_hit_and_a_clean_near_miss() {
+    for code in Code::ALL {
+        let stem = code.as_str().replace('-', "_");
+        let hit = lint_fixture(&load(&format!("lint_{stem}_hit")));
+        assert!(
+            hit.iter().any(|d| d.code == code),
+            "{} not triggered: {hit:#?}",
+            code.as_str()
+        );
+        assert!(hit.iter().all(|d| d.severity == d.code.severity()));
+        let near = lint_fixture(&load(&format!("lint_{stem}_near")));
+        assert!(near.is_empty(), "{} near miss: {near:#?}", code.as_str());
+    }
+}
+
+#[test]
+fn severities_and_spellings_follow_the_spec() {
+    let table: Vec<String> = Code::ALL
+        .iter()
+        .map(|c| format!("{} {}", c.as_str(), c.severity().as_str()))
+        .collect();
+    expect![[r#"
+        [
+            "unreachable-step warning",
+            "infinite-loop error",
+            "missing-subflow error",
+            "subflow-cycle error",
+            "undefined-variable warning",
+            "unused-variable info",
+            "duplicate-title warning",
+            "duplicate-case warning",
+            "duplicate-keyword warning",
+            "message-burst warning",
+            "implicit-end info",
+            "malformed-placeholder warning",
+        ]
+    "#]]
+    .assert_debug_eq(&table);
+    for code in Code::ALL {
+        assert_eq!(json!(code), json!(code.as_str()));
+    }
+}
+
+#[test]
+fn messages_are_one_sentence_that_says_what_to_change() {
+    for fixture in all_fixtures() {
+        for d in lint_fixture(&fixture) {
+            assert!(!d.message.ends_with('.'), "{}", d.message);
+            assert!(!d.message.contains('\n'), "{}", d.message);
+            assert!(d.message.contains("; "), "no fix in: {}", d.message);
+            assert!(d.path.starts_with('/'), "{}", d.path);
+        }
+    }
+}
+
+#[test]
+fn diagnostics_come_by_flow_then_document_order() {
+    for fixture in all_fixtures() {
+        let diagnostics = lint_fixture(&fixture);
+        let sources: Vec<usize> = diagnostics
+            .iter()
+            .map(|d| {
+                fixture
+                    .flows
+                    .iter()
+                    .position(|f| f["id"] == d.flow.as_str())
+                    .unwrap()
+            })
+            .collect();
+        assert!(sources.is_sorted(), "{}", fixture.name);
+        let steps: Vec<(usize, Option<u64>)> = diagnostics
+            .iter()
+            .zip(&sources)
+            .filter(|(d, _)| d.path.starts_with("/steps/"))
+            .map(|(d, &s)| (s, d.path.split('/').nth(2).and_then(|n| n.parse().ok())))
+            .collect();
+        assert!(steps.is_sorted(), "{}", fixture.name);
+    }
+}
+
+#[test]
+fn subflow_cycle_and_diagnostic_fields() {
+    let hit = lint_fixture(&load("lint_subflow_cycle_hit"));
+    let cycles: Vec<(String, Option<String>, String, String)> = hit
+        .iter()
+        .filter(|d| d.code == Code::SubflowCycle)
+        .map(|d| {
+            (
+                d.flow.clone(),
+                d.step.clone(),
+                d.path.clone(),
+                d.source.clone(),
+            )
+        })
+        .collect();
+    expect![[r#"
+        [
+            (
+                "a",
+                Some(
+                    "to_b",
+                ),
+                "/steps/1/flow",
+                "document",
+            ),
+            (
+                "b",
+                Some(
+                    "to_c",
+                ),
+                "/steps/1/flow",
+                "subflows/0",
+            ),
+            (
+                "c",
+                Some(
+                    "back_to_a",
+                ),
+                "/steps/1/flow",
+                "subflows/1",
+            ),
+            (
+                "c",
+                Some(
+                    "self",
+                ),
+                "/steps/2/flow",
+                "subflows/1",
+            ),
+        ]
+    "#]]
+    .assert_debug_eq(&cycles);
+}
+
+#[test]
+fn a_variable_written_in_a_called_subflow_is_defined_for_the_caller() {
+    let fixture = load("lint_undefined_variable_near");
+    assert!(lint_fixture(&fixture).is_empty());
+    // Without the subflow, the same read is undefined (and the call is missing).
+    let codes: Vec<Code> = lint(&[&fixture.flows[0]]).iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec![Code::MissingSubflow, Code::UndefinedVariable]);
+}
+
+#[test]
+fn a_loop_through_a_subflow_that_waits_is_not_infinite() {
+    let caller = json!({"version": 2, "id": "main", "steps": [
+        {"id": "again", "kind": "subflow", "flow": "asker"},
+        {"id": "loop", "kind": "branch", "cases": [
+            {"when": {"var": "answer", "op": "ne", "value": "stop"}, "next": "again"}]},
+        {"id": "bye", "kind": "end"}
+    ]});
+    let waiting = json!({"version": 2, "id": "asker", "steps": [
+        {"id": "q", "kind": "ask", "text": "Again?", "save": "answer"},
+        {"id": "done", "kind": "end"}
+    ]});
+    let quiet = json!({"version": 2, "id": "asker", "steps": [
+        {"id": "s", "kind": "set", "var": "answer", "value": "go"},
+        {"id": "done", "kind": "end"}
+    ]});
+    let codes = |set: &[&Value]| lint(set).iter().map(|d| d.code).collect::<Vec<_>>();
+    assert_eq!(codes(&[&caller, &waiting]), vec![]);
+    assert_eq!(codes(&[&caller, &quiet]), vec![Code::InfiniteLoop]);
+}
+
+#[test]
+fn mermaid_never_uses_step_ids_or_raw_specials() {
+    for fixture in all_fixtures() {
+        let refs: Vec<&Value> = fixture.flows.iter().collect();
+        for direction in Direction::ALL {
+            let text = render_mermaid(&describe(&refs), direction);
+            assert_mermaid_shape(&text);
+        }
+    }
+}
+
+/// Every line is one of the forms the renderer emits, and quoted parts hold no raw `"`, `#`
+/// (outside entity codes), `<` (outside `<br>`), `>`, backtick or control character.
+fn assert_mermaid_shape(text: &str) {
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    assert!(
+        ["TD", "LR", "BT", "RL"]
+            .iter()
+            .any(|d| header == format!("flowchart {d}")),
+        "{header}"
+    );
+    for line in lines {
+        let body = line.trim_start();
+        if body == "end" {
+            continue;
+        }
+        let (code, quoted) = split_quoted(body);
+        for part in &quoted {
+            let cleaned = part.replace("<br>", "");
+            let mut rest = cleaned.as_str();
+            while let Some(at) = rest.find('#') {
+                let after = &rest[at + 1..];
+                let entity = ["35;", "quot;", "amp;", "lt;", "gt;", "96;", "37;"]
+                    .iter()
+                    .find(|e| after.starts_with(**e))
+                    .unwrap_or_else(|| panic!("raw # in {line}"));
+                rest = &after[entity.len()..];
+            }
+            assert!(
+                !cleaned.contains(['<', '>', '`', '&', '%'])
+                    && !cleaned.chars().any(char::is_control),
+                "{line}"
+            );
+            assert!(!part.is_empty(), "empty label in {line}");
+        }
+        let ok = code.starts_with("subgraph s")
+            || (code.starts_with('n') && {
+                let id_end = code
+                    .find(|c: char| !c.is_ascii_alphanumeric())
+                    .unwrap_or(code.len());
+                let rest = &code[id_end..];
+                ["[\"\"]", "{\"\"}", "([\"\"])", "[[\"\"]]", "[/\"\"/]"].contains(&rest)
+                    || rest.starts_with(" --> n")
+                    || rest.starts_with(" -->|\"\"| n")
+                    || rest.starts_with(" -.-> n")
+            });
+        assert!(ok, "unexpected line: {line}");
+    }
+}
+
+/// Splits a line into its unquoted skeleton (quotes kept, contents removed) and the quoted
+/// contents.
+fn split_quoted(line: &str) -> (String, Vec<String>) {
+    let mut code = String::new();
+    let mut quoted = Vec::new();
+    let mut parts = line.split('"');
+    code.push_str(parts.next().unwrap_or(""));
+    while let Some(inside) = parts.next() {
+        quoted.push(inside.to_owned());
+        code.push_str("\"\"");
+        code.push_str(parts.next().expect("balanced quotes"));
+    }
+    (code, quoted)
+}
+
+#[test]
+fn escaping_uses_mermaid_entity_codes() {
+    assert_eq!(
+        escape_label("a#\"&<>`b\nc\r\nd\te"),
+        "a#35;#quot;#amp;#lt;#gt;#96;b<br>c<br>d e"
+    );
+    assert_eq!(escape_label("[x] (y) {z} | ; 😀"), "[x] (y) {z} | ; 😀");
+}
+
+#[test]
+fn directions_and_formats_parse_their_spellings_only() {
+    for direction in Direction::ALL {
+        assert_eq!(direction.as_str().parse::<Direction>(), Ok(direction));
+    }
+    assert_eq!(Direction::default(), Direction::TD);
+    expect![[r#"unknown direction "td" (expected TD, LR, BT or RL)"#]]
+        .assert_eq(&"td".parse::<Direction>().unwrap_err().to_string());
+    assert_eq!("json".parse::<Format>(), Ok(Format::Json));
+    assert_eq!("mermaid".parse::<Format>(), Ok(Format::Mermaid));
+    assert!("svg".parse::<Format>().is_err());
+    assert_eq!("github".parse::<ReportFormat>(), Ok(ReportFormat::Github));
+    assert!("sarif".parse::<ReportFormat>().is_err());
+}
+
+#[test]
+fn analyze_returns_mermaid_or_graph_and_a_summary() {
+    let fixture = load("two_subflows");
+    let (document, subflows) = fixture.flows.split_first().unwrap();
+    let mermaid = analyze(document, subflows, Format::Mermaid, Direction::LR);
+    assert_eq!(mermaid["valid"], true);
+    assert!(
+        mermaid["mermaid"]
+            .as_str()
+            .unwrap()
+            .starts_with("flowchart LR\n")
+    );
+    assert!(mermaid.get("graph").is_none());
+    let graph = analyze(document, subflows, Format::Json, Direction::TD);
+    assert!(graph.get("mermaid").is_none());
+    assert_eq!(graph["graph"]["flows"].as_array().unwrap().len(), 3);
+    expect![[
+        r#"{"edges":7,"errors":0,"flows":3,"infos":0,"issues":0,"nodes":8,"steps":8,"warnings":0}"#
+    ]]
+    .assert_eq(&graph["summary"].to_string());
+}
+
+#[test]
+fn analyze_carries_validation_issues_with_their_source() {
+    let good = json!({"version": 2, "id": "main", "steps": [{"id": "a", "kind": "end"}]});
+    let broken = [
+        json!({"version": 2}),
+        json!({"version": 1, "id": "old", "steps": [{"id": "a", "kind": "end"}]}),
+        json!({"version": 2, "id": "x", "steps": [{"id": "a", "kind": "message"}]}),
+        json!("not a document"),
+    ];
+    for bad in &broken {
+        for (document, subflows, source) in [
+            (bad, vec![good.clone()], "document"),
+            (&good, vec![bad.clone()], "subflows/0"),
+        ] {
+            let payload = analyze(document, &subflows, Format::Mermaid, Direction::TD);
+            let expected: Vec<Value> = botmesh_flow_schema::validate(bad)
+                .issues
+                .iter()
+                .map(|i| json!({"path": i.path, "message": i.message, "source": source}))
+                .collect();
+            assert_eq!(payload["valid"], expected.is_empty(), "{bad}");
+            assert_eq!(payload["issues"], json!(expected), "{bad}");
+            if !expected.is_empty() {
+                assert!(payload.get("mermaid").is_none());
+                assert_eq!(payload["diagnostics"], json!([]));
+            }
+        }
+    }
+}
+
+#[test]
+fn duplicate_flow_ids_make_the_set_invalid() {
+    let flow = json!({"version": 2, "id": "main", "steps": [{"id": "a", "kind": "end"}]});
+    let payload = analyze(
+        &flow,
+        std::slice::from_ref(&flow),
+        Format::Json,
+        Direction::TD,
+    );
+    assert_eq!(payload["valid"], false);
+    assert!(payload.get("graph").is_none());
+    expect![[r#"[{"message":"duplicate flow id \"main\" in the set (first in document)","path":"/id","source":"subflows/0"}]"#]]
+        .assert_eq(&payload["issues"].to_string());
+}
+
+#[test]
+fn the_example_document_lints_clean() {
+    let example: Value = serde_json::from_str(botmesh_flow_schema::EXAMPLE_FLOW_DOCUMENT).unwrap();
+    let analysis = analyze_set(&example, &[]);
+    assert!(analysis.valid, "{:?}", analysis.issues);
+    assert_eq!(analysis.diagnostics, vec![]);
+}
+
+#[test]
+fn implicit_end_node_and_terminals() {
+    let fixture = load("lint_implicit_end_hit");
+    let graph = describe(&[&fixture.flows[0]]);
+    let flow = &graph.flows[0];
+    assert_eq!(flow.terminals, vec![IMPLICIT_END.to_owned()]);
+    assert_eq!(flow.nodes.last().map(|n| n.id.as_str()), Some(IMPLICIT_END));
+    let into_end: Vec<&str> = flow
+        .edges
+        .iter()
+        .filter(|e| e.to == IMPLICIT_END)
+        .map(|e| e.from.as_str())
+        .collect();
+    assert_eq!(into_end, vec!["more"]);
+}
+
+fn report_for(name: &str) -> FileReport {
+    let fixture = load(name);
+    let (document, subflows) = fixture.flows.split_first().unwrap();
+    let named: Vec<(String, &Value)> = subflows
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (format!("sub{i}.json"), s))
+        .collect();
+    let refs: Vec<(&str, &Value)> = named.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    check_document(&format!("{name}.json"), document, &refs)
+}
+
+#[test]
+fn check_reports_in_text_json_and_github() {
+    let reports = vec![
+        report_for("lint_subflow_cycle_near"),
+        report_for("lint_missing_subflow_hit"),
+        report_for("lint_implicit_end_hit"),
+    ];
+    assert!(!reports[0].has_errors());
+    assert!(reports[1].has_errors());
+    assert!(!reports[2].has_errors());
+    expect![[r#"
+        lint_missing_subflow_hit.json: error[missing-subflow] /steps/0/flow: flow "payment" is not in the set; pass it in subflows or correct the flow id
+        lint_implicit_end_hit.json: info[implicit-end] /steps/1: a path through step "more" falls off the end of steps; add an end (or handoff) step so the flow ends on purpose
+        checked 3 files: 1 error, 0 warnings, 1 info
+    "#]]
+    .assert_eq(&render_report(&reports, ReportFormat::Text));
+    expect![[r#"
+        ::error file=lint_missing_subflow_hit.json,title=missing-subflow::/steps/0/flow: flow "payment" is not in the set; pass it in subflows or correct the flow id
+        ::notice file=lint_implicit_end_hit.json,title=implicit-end::/steps/1: a path through step "more" falls off the end of steps; add an end (or handoff) step so the flow ends on purpose
+    "#]]
+    .assert_eq(&render_report(&reports, ReportFormat::Github));
+    let json: Value = serde_json::from_str(&render_report(&reports, ReportFormat::Json)).unwrap();
+    assert_eq!(
+        json["summary"],
+        json!({"files": 3, "errors": 1, "warnings": 0, "infos": 1})
+    );
+    assert_eq!(json["files"][1]["ok"], false);
+    assert_eq!(json["files"][1]["findings"][0]["code"], "missing-subflow");
+}
+
+#[test]
+fn check_names_the_subflow_file_a_finding_is_in() {
+    let report = report_for("lint_subflow_cycle_hit");
+    let files: Vec<&str> = report.findings.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(
+        files,
+        vec![
+            "lint_subflow_cycle_hit.json",
+            "sub0.json",
+            "sub1.json",
+            "sub1.json"
+        ]
+    );
+}
+
+#[test]
+fn check_reports_migration_as_an_error_naming_flow_migrate() {
+    let old = json!({"version": 1, "id": "old", "steps": [{"id": "a", "kind": "end"}]});
+    let legacy = json!({"name": "Legacy", "steps": [{"type": "text", "message": "hi"}]});
+    let report = check_document("old.json", &old, &[("legacy.json", &legacy)]);
+    assert!(report.has_errors());
+    let lines = render_report(&[report], ReportFormat::Text);
+    expect![[r#"
+        old.json: error[migration-needed] /version: this is a version 1 document; migrate it to version 2 with flow_migrate, then check it again
+        legacy.json: error[migration-needed] /version: this is a version 0 document; migrate it to version 2 with flow_migrate, then check it again
+        legacy.json: info[implicit-end] /steps/0: a path through step "" falls off the end of steps; add an end (or handoff) step so the flow ends on purpose
+        checked 1 file: 2 errors, 0 warnings, 1 info
+    "#]]
+    .assert_eq(&lines);
+}
+
+#[test]
+fn github_annotations_escape_their_fields() {
+    let report = FileReport {
+        file: "dir,with:odd%name.json".to_owned(),
+        analysis: analyze_set(
+            &json!({"version": 2, "id": "x", "steps": [{"id": "a", "kind": "end"}]}),
+            &[],
+        ),
+        findings: vec![Finding {
+            file: "dir,with:odd%name.json".to_owned(),
+            severity: Severity::Warning,
+            code: "duplicate-title".to_owned(),
+            path: "/steps/0".to_owned(),
+            message: "50% of\nit".to_owned(),
+        }],
+    };
+    expect![[r#"
+        ::warning file=dir%2Cwith%3Aodd%25name.json,title=duplicate-title::/steps/0: 50%25 of%0Ait
+    "#]]
+    .assert_eq(&render_report(&[report], ReportFormat::Github));
+}
+
+#[test]
+fn not_json_names_the_source() {
+    let error = parse_source("flows/a.json", "{ nope").unwrap_err();
+    expect![[r#"flows/a.json is not JSON: key must be a string at line 1 column 3"#]]
+        .assert_eq(&error.to_string());
+}
