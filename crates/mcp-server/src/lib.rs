@@ -28,6 +28,7 @@
 mod args;
 mod catalogue;
 mod error;
+mod modern;
 mod options;
 mod protocol;
 mod serve;
@@ -37,7 +38,8 @@ mod tools;
 pub use error::ServeError;
 pub use options::{ServeOptions, ServerOptions};
 pub use protocol::{
-    LATEST_PROTOCOL_REVISION, PROTOCOL_REVISIONS, SERVER_NAME, SERVER_TITLE, SERVER_VERSION,
+    LATEST_INITIALIZE_REVISION, LATEST_PROTOCOL_REVISION, PROTOCOL_REVISIONS, SERVER_NAME,
+    SERVER_TITLE, SERVER_VERSION,
 };
 pub use serve::{run_stdio, serve_stream};
 pub use server::{McpServer, create_mcp_server};

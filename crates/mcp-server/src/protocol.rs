@@ -9,11 +9,36 @@ pub const SERVER_TITLE: &str = "Botmesh flow tools";
 /// The server's version (the crate version; every package moves in lockstep).
 pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// Every MCP revision this server speaks, newest first.
-pub const PROTOCOL_REVISIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/// Every MCP revision this server speaks, newest first: the stateless 2026-07-28 (served per
+/// request, discovered with `server/discover`) and the four reached through `initialize`.
+pub const PROTOCOL_REVISIONS: &[&str] = &[
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
 
-/// The newest revision, answered to a client that asks for one we do not speak.
-pub const LATEST_PROTOCOL_REVISION: &str = "2025-11-25";
+/// The newest revision spoken (stateless: every request carries it in `params._meta`).
+pub const LATEST_PROTOCOL_REVISION: &str = "2026-07-28";
+
+/// The newest revision `initialize` negotiates; a client asking `initialize` for a revision we
+/// do not speak (2026-07-28 included: it has no handshake) gets this one.
+pub const LATEST_INITIALIZE_REVISION: &str = "2025-11-25";
+
+/// The stateless revision's `_meta` keys.
+pub(crate) mod meta {
+    /// The protocol version of one request.
+    pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    /// The client capabilities of one request.
+    pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    /// The server identity on results.
+    pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+}
+
+/// How long a client may cache `server/discover` and `tools/list` (the list never changes while
+/// the process runs).
+pub(crate) const LIST_TTL_MS: u64 = 300_000;
 
 /// A revision, ordered by date so feature gates read `revision >= Revision::V2025_06_18`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

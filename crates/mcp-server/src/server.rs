@@ -35,6 +35,9 @@ struct Inner {
 pub struct Session {
     revision: Option<Revision>,
     scopes: Option<Vec<String>>,
+    /// Every request takes the stateless 2026-07-28 path (an HTTP POST whose
+    /// `MCP-Protocol-Version` header is not a legacy revision).
+    modern: bool,
 }
 
 impl Session {
@@ -51,6 +54,23 @@ impl Session {
     /// Restricts the callable tools to these scopes (`flow`, `docs`); `None` allows every tool.
     pub fn set_scopes(&mut self, scopes: Option<Vec<String>>) {
         self.scopes = scopes;
+    }
+
+    /// A session whose every request is served statelessly, under 2026-07-28 rules: `initialize`
+    /// and `ping` are unknown methods there, and each request must carry its version in
+    /// `params._meta`. The HTTP transport uses it for POSTs routed by their version header.
+    pub fn modern() -> Self {
+        Session {
+            modern: true,
+            ..Session::default()
+        }
+    }
+
+    /// True when the scopes allow a tool of this scope.
+    pub(crate) fn allows(&self, scope: &str) -> bool {
+        self.scopes
+            .as_ref()
+            .is_none_or(|scopes| scopes.iter().any(|allowed| allowed == scope))
     }
 
     /// The revision results are shaped for: the negotiated one, else the latest (a request
@@ -137,14 +157,22 @@ impl McpServer {
 
     fn handle_request(&self, session: &mut Session, request: Request) -> Response {
         let Request { id, method, params } = request;
-        let outcome = catch_unwind(AssertUnwindSafe(|| self.dispatch(session, &method, params)))
-            .unwrap_or_else(|_| {
-                tracing::error!(%method, "a handler panicked; answered -32603");
-                Err(ErrorObject::new(
-                    codes::INTERNAL_ERROR,
-                    format!("internal error while handling {method}"),
-                ))
-            });
+        let modern = session.modern
+            || (method != "initialize" && crate::modern::carries_version(params.as_ref()));
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            if modern {
+                crate::modern::dispatch(self, session, &method, params)
+            } else {
+                self.dispatch(session, &method, params)
+            }
+        }))
+        .unwrap_or_else(|_| {
+            tracing::error!(%method, "a handler panicked; answered -32603");
+            Err(ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                format!("internal error while handling {method}"),
+            ))
+        });
         match outcome {
             Ok(result) => Response::result(id, result),
             Err(error) => Response::error(Some(id), error),
@@ -167,6 +195,7 @@ impl McpServer {
             "ping" => Ok(json!({})),
             "tools/list" => self.tools_list(session.shape(), &params),
             "tools/call" => self.tools_call(session, &params),
+            "server/discover" => Err(crate::modern::missing_meta()),
             _ => Err(ErrorObject::new(
                 codes::METHOD_NOT_FOUND,
                 format!("method not found: {method}"),
@@ -193,7 +222,7 @@ impl McpServer {
         })
     }
 
-    fn tools_list(
+    pub(crate) fn tools_list(
         &self,
         revision: Revision,
         params: &Map<String, Value>,
@@ -217,7 +246,7 @@ impl McpServer {
         Ok(list.clone())
     }
 
-    fn tools_call(
+    pub(crate) fn tools_call(
         &self,
         session: &Session,
         params: &Map<String, Value>,
@@ -235,13 +264,11 @@ impl McpServer {
             Some(_) => return Err(invalid_params("tools/call \"arguments\" must be an object")),
         };
         let revision = session.shape();
-        if let Some(scopes) = &session.scopes {
-            let needed = tool.scope.as_str();
-            if !scopes.iter().any(|scope| scope == needed) {
-                return Ok(error_result(format!(
-                    "tool {name} needs the \"{needed}\" scope, which this token does not have"
-                )));
-            }
+        let needed = tool.scope.as_str();
+        if !session.allows(needed) {
+            return Ok(error_result(format!(
+                "tool {name} needs the \"{needed}\" scope, which this token does not have"
+            )));
         }
         if let Err(problem) = args::check(&tool.input_schema, arguments) {
             return Ok(error_result(format!(
