@@ -1,1 +1,40 @@
-//! jsonrpc (skeleton; filled in by its issue).
+//! Newline-delimited JSON-RPC 2.0 framing for botmesh-mcp.
+//!
+//! This crate knows nothing about MCP: it splits a byte stream into lines
+//! ([`LineFramer`], [`read_frames`]), classifies each line as a request, a notification, a
+//! response or garbage, hands requests and notifications to a caller-supplied handler and
+//! assembles the answer line ([`process_frame`], [`process_text`]), batches included.
+//!
+//! Rules it enforces:
+//! - one JSON message per line; `\r\n` accepted; blank lines skipped; a last line without a
+//!   newline is still a message; a message may arrive split across reads anywhere, including
+//!   inside a multi-byte UTF-8 character;
+//! - a line longer than the limit (in characters) is answered `-32600` without being buffered:
+//!   the framer's buffer never holds more than the limit plus one read;
+//! - a malformed line answers `-32700` with `id: null`; a structurally invalid request answers
+//!   `-32600`; responses sent by the peer and notifications are never answered;
+//! - a JSON array is a batch, answered with an array of the responses (notifications left
+//!   out); a batch of only notifications gets no answer; `[]` answers `-32600`.
+//!
+//! ```
+//! use botmesh_jsonrpc::{process_text, Message, Response};
+//! let answer = process_text(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &mut |message| match message {
+//!     Message::Request(request) => Some(Response::result(request.id, serde_json::json!({}))),
+//!     _ => None,
+//! });
+//! assert_eq!(answer.as_deref(), Some(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+//! ```
+
+mod framer;
+mod message;
+mod process;
+
+pub use framer::{Frame, LineFramer, read_frames};
+pub use message::{ErrorObject, Id, Message, Notification, Request, Response, codes};
+pub use process::{Incoming, classify, process_frame, process_text, process_value};
+
+/// The default largest message, in characters (16 Mi).
+pub const DEFAULT_MAX_MESSAGE_LENGTH: usize = 16 * 1024 * 1024;
+
+#[cfg(test)]
+mod tests;

@@ -1,70 +1,308 @@
-//! The server and its per-connection session (skeleton).
-use serde_json::Value;
-use std::sync::Arc;
+//! The server: lifecycle, revision negotiation and method dispatch.
 
-/// Options for [`create_mcp_server`].
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct ServerOptions {
-    /// Serve only these tools.
-    pub tools: Option<Vec<String>>,
-}
+use crate::args;
+use crate::catalogue::{Catalogue, ToolContext, ToolOutput};
+use crate::options::ServerOptions;
+use crate::protocol::{INSTRUCTIONS, Revision, SERVER_NAME, SERVER_TITLE, SERVER_VERSION};
+use botmesh_docs_search::DocsIndex;
+use botmesh_jsonrpc::{ErrorObject, Message, Request, Response, codes};
+use serde_json::{Map, Value, json};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, OnceLock};
 
-impl ServerOptions {
-    /// Serve only the named tools.
-    pub fn with_tools(mut self, tools: Option<Vec<String>>) -> Self {
-        self.tools = tools;
-        self
-    }
-}
-
-/// The server: cheap to clone, shared by every connection.
+/// The server: the tool catalogue and the docs index, shared by every connection.
+///
+/// Cheap to clone (an `Arc` inside); `Send + Sync`, so one server can serve many sessions at
+/// once (the HTTP transport does).
 #[derive(Debug, Clone)]
 pub struct McpServer {
-    inner: Arc<ServerOptions>,
+    inner: Arc<Inner>,
 }
 
-/// Creates a server.
-pub fn create_mcp_server(options: ServerOptions) -> McpServer {
-    McpServer {
-        inner: Arc::new(options),
-    }
+#[derive(Debug)]
+struct Inner {
+    catalogue: Catalogue,
+    docs: Option<DocsIndex>,
+    max_message_length: usize,
+    /// `tools/list` results, rendered once per revision on first use.
+    tool_lists: [OnceLock<Value>; Revision::ALL.len()],
 }
 
-/// Per-connection state.
+/// Per-connection state: the negotiated revision and the scopes allowed.
+///
+/// stdio has one session per process; the HTTP transport keeps one per `Mcp-Session-Id`.
 #[derive(Debug, Clone, Default)]
 pub struct Session {
-    revision: Option<&'static str>,
+    revision: Option<Revision>,
     scopes: Option<Vec<String>>,
+    /// Every request takes the stateless 2026-07-28 path (an HTTP POST whose
+    /// `MCP-Protocol-Version` header is not a legacy revision).
+    modern: bool,
 }
 
 impl Session {
-    /// A fresh session.
+    /// A session before `initialize`.
     pub fn new() -> Self {
-        Self::default()
+        Session::default()
     }
-    /// The negotiated revision.
+
+    /// The revision negotiated by `initialize`, if one succeeded.
     pub fn protocol_revision(&self) -> Option<&'static str> {
-        self.revision
+        self.revision.map(Revision::as_str)
     }
-    /// Restricts the tools to these scopes.
+
+    /// Restricts the callable tools to these scopes (`flow`, `docs`); `None` allows every tool.
     pub fn set_scopes(&mut self, scopes: Option<Vec<String>>) {
         self.scopes = scopes;
     }
+
+    /// A session whose every request is served statelessly, under 2026-07-28 rules: `initialize`
+    /// and `ping` are unknown methods there, and each request must carry its version in
+    /// `params._meta`. The HTTP transport uses it for POSTs routed by their version header.
+    pub fn modern() -> Self {
+        Session {
+            modern: true,
+            ..Session::default()
+        }
+    }
+
+    /// True when the scopes allow a tool of this scope.
+    pub(crate) fn allows(&self, scope: &str) -> bool {
+        self.scopes
+            .as_ref()
+            .is_none_or(|scopes| scopes.iter().any(|allowed| allowed == scope))
+    }
+
+    /// The revision results are shaped for: the negotiated one, else the latest (a request
+    /// before `initialize` is served, leniently, as under the latest revision).
+    fn shape(&self) -> Revision {
+        self.revision.unwrap_or(Revision::LATEST)
+    }
+}
+
+/// Creates a server from options: the built-in tools, and the docs tools when the docs
+/// directory exists.
+pub fn create_mcp_server(options: ServerOptions) -> McpServer {
+    let docs = options.docs_dir.as_ref().and_then(|dir| match DocsIndex::new(dir.clone()) {
+        Ok(index) => Some(index),
+        Err(error) => {
+            tracing::warn!(
+                "docs directory {} cannot be used ({error}); docs_search and docs_page are not served",
+                dir.display()
+            );
+            None
+        }
+    });
+    let mut catalogue = crate::tools::builtin(docs.is_some());
+    if let Some(names) = &options.tools {
+        for name in names {
+            if catalogue.get(name).is_none() {
+                tracing::warn!("--tools names an unknown or unavailable tool: {name}");
+            }
+        }
+        catalogue.retain_named(names);
+    }
+    McpServer::with_catalogue(catalogue, docs, options.max_message_length)
 }
 
 impl McpServer {
-    /// Handles one parsed message.
-    pub fn handle_value(&self, _session: &mut Session, _message: Value) -> Option<Value> {
-        let _ = &self.inner;
-        None
+    /// A server with a catalogue of the caller's choosing (tests register their own tools).
+    pub fn with_catalogue(
+        catalogue: Catalogue,
+        docs: Option<DocsIndex>,
+        max_message_length: usize,
+    ) -> McpServer {
+        McpServer {
+            inner: Arc::new(Inner {
+                catalogue,
+                docs,
+                max_message_length,
+                tool_lists: Default::default(),
+            }),
+        }
     }
-    /// Handles one message as text.
-    pub fn handle_text(&self, _session: &mut Session, _text: &str) -> Option<String> {
-        None
-    }
+
     /// The largest message accepted, in characters.
     pub fn max_message_length(&self) -> usize {
-        crate::DEFAULT_MAX_MESSAGE_LENGTH
+        self.inner.max_message_length
     }
+
+    /// The tool catalogue.
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.inner.catalogue
+    }
+
+    /// Handles one parsed message (object) or batch (array); `None` when nothing is owed.
+    pub fn handle_value(&self, session: &mut Session, message: Value) -> Option<Value> {
+        botmesh_jsonrpc::process_value(message, &mut |message| {
+            self.handle_message(session, message)
+        })
+    }
+
+    /// Handles one message given as text; returns the compact answer (no newline), or `None`.
+    pub fn handle_text(&self, session: &mut Session, text: &str) -> Option<String> {
+        botmesh_jsonrpc::process_text(text, &mut |message| self.handle_message(session, message))
+    }
+
+    /// Handles one classified message; `None` for notifications.
+    pub fn handle_message(&self, session: &mut Session, message: Message) -> Option<Response> {
+        match message {
+            Message::Request(request) => Some(self.handle_request(session, request)),
+            Message::Notification(notification) => {
+                tracing::debug!(method = %notification.method, "notification");
+                None
+            }
+        }
+    }
+
+    fn handle_request(&self, session: &mut Session, request: Request) -> Response {
+        let Request { id, method, params } = request;
+        let modern = session.modern
+            || (method != "initialize" && crate::modern::carries_version(params.as_ref()));
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            if modern {
+                crate::modern::dispatch(self, session, &method, params)
+            } else {
+                self.dispatch(session, &method, params)
+            }
+        }))
+        .unwrap_or_else(|_| {
+            tracing::error!(%method, "a handler panicked; answered -32603");
+            Err(ErrorObject::new(
+                codes::INTERNAL_ERROR,
+                format!("internal error while handling {method}"),
+            ))
+        });
+        match outcome {
+            Ok(result) => Response::result(id, result),
+            Err(error) => Response::error(Some(id), error),
+        }
+    }
+
+    fn dispatch(
+        &self,
+        session: &mut Session,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, ErrorObject> {
+        let params = match params {
+            None => Map::new(),
+            Some(Value::Object(map)) => map,
+            Some(_) => return Err(invalid_params("params must be an object")),
+        };
+        match method {
+            "initialize" => Ok(self.initialize(session, &params)),
+            "ping" => Ok(json!({})),
+            "tools/list" => self.tools_list(session.shape(), &params),
+            "tools/call" => self.tools_call(session, &params),
+            "server/discover" => Err(crate::modern::missing_meta()),
+            _ => Err(ErrorObject::new(
+                codes::METHOD_NOT_FOUND,
+                format!("method not found: {method}"),
+            )),
+        }
+    }
+
+    fn initialize(&self, session: &mut Session, params: &Map<String, Value>) -> Value {
+        let asked = params.get("protocolVersion").and_then(Value::as_str);
+        let revision = asked.and_then(Revision::parse).unwrap_or(Revision::LATEST);
+        session.revision = Some(revision);
+        tracing::debug!(asked, negotiated = revision.as_str(), "initialize");
+        let mut server_info = Map::new();
+        server_info.insert("name".into(), json!(SERVER_NAME));
+        if revision.has_structured_output() {
+            server_info.insert("title".into(), json!(SERVER_TITLE));
+        }
+        server_info.insert("version".into(), json!(SERVER_VERSION));
+        json!({
+            "protocolVersion": revision.as_str(),
+            "capabilities": { "tools": { "listChanged": false } },
+            "serverInfo": server_info,
+            "instructions": INSTRUCTIONS,
+        })
+    }
+
+    pub(crate) fn tools_list(
+        &self,
+        revision: Revision,
+        params: &Map<String, Value>,
+    ) -> Result<Value, ErrorObject> {
+        if params.get("cursor").is_some_and(|cursor| !cursor.is_null()) {
+            return Err(invalid_params(
+                "invalid cursor: this server lists every tool on one page",
+            ));
+        }
+        let list = self.inner.tool_lists[revision.index()].get_or_init(|| {
+            let tools: Vec<Value> = self
+                .inner
+                .catalogue
+                .tools()
+                .map(|tool| {
+                    tool.declaration(revision.has_structured_output(), revision.has_annotations())
+                })
+                .collect();
+            json!({ "tools": tools })
+        });
+        Ok(list.clone())
+    }
+
+    pub(crate) fn tools_call(
+        &self,
+        session: &Session,
+        params: &Map<String, Value>,
+    ) -> Result<Value, ErrorObject> {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Err(invalid_params("tools/call needs a string \"name\""));
+        };
+        let Some(tool) = self.inner.catalogue.get(name) else {
+            return Err(invalid_params(&format!("unknown tool: {name}")));
+        };
+        let empty = Map::new();
+        let arguments = match params.get("arguments") {
+            None | Some(Value::Null) => &empty,
+            Some(Value::Object(arguments)) => arguments,
+            Some(_) => return Err(invalid_params("tools/call \"arguments\" must be an object")),
+        };
+        let revision = session.shape();
+        let needed = tool.scope.as_str();
+        if !session.allows(needed) {
+            return Ok(error_result(format!(
+                "tool {name} needs the \"{needed}\" scope, which this token does not have"
+            )));
+        }
+        if let Err(problem) = args::check(&tool.input_schema, arguments) {
+            return Ok(error_result(format!(
+                "invalid arguments for {name}: {problem}"
+            )));
+        }
+        let context = ToolContext {
+            docs: self.inner.docs.as_ref(),
+        };
+        Ok(match (tool.handler)(&context, arguments) {
+            Ok(output) => success_result(output, revision),
+            Err(error) => error_result(error.0),
+        })
+    }
+}
+
+fn invalid_params(message: &str) -> ErrorObject {
+    ErrorObject::new(codes::INVALID_PARAMS, message)
+}
+
+/// A tool result with `isError: true` and one text item.
+fn error_result(message: String) -> Value {
+    json!({ "content": [{ "type": "text", "text": message }], "isError": true })
+}
+
+fn success_result(output: ToolOutput, revision: Revision) -> Value {
+    let text = match output.text {
+        Some(text) => text,
+        None => serde_json::to_string_pretty(&output.payload).unwrap_or_default(),
+    };
+    let mut result = Map::new();
+    result.insert("content".into(), json!([{ "type": "text", "text": text }]));
+    if revision.has_structured_output() {
+        result.insert("structuredContent".into(), output.payload);
+    }
+    Value::Object(result)
 }

@@ -1,0 +1,184 @@
+//! JSON-RPC 2.0 message and id types, error objects and codes.
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+
+/// Error codes of JSON-RPC 2.0 and the MCP specification.
+pub mod codes {
+    /// Invalid JSON.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// Valid JSON, but not a valid request object.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method does not exist or is not served.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Internal error (a bug on the server's side).
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// MCP 2026-07-28: an HTTP header disagrees with the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// MCP 2026-07-28: a client capability the request needs was not declared.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// MCP 2026-07-28: the requested protocol version is not served.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+}
+
+/// A request id: a string or an integer, echoed back with the same JSON type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Id {
+    /// An integer id (kept as written, however large).
+    Number(serde_json::Number),
+    /// A string id.
+    String(String),
+}
+
+impl Id {
+    /// Reads an id; `None` for null, floats, booleans, arrays and objects.
+    pub fn from_value(value: &Value) -> Option<Id> {
+        match value {
+            Value::String(text) => Some(Id::String(text.clone())),
+            Value::Number(number) if number.is_i64() || number.is_u64() => {
+                Some(Id::Number(number.clone()))
+            }
+            _ => None,
+        }
+    }
+
+    /// The id as JSON.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Id::Number(number) => Value::Number(number.clone()),
+            Id::String(text) => Value::String(text.clone()),
+        }
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Id::Number(number) => number.serialize(serializer),
+            Id::String(text) => serializer.serialize_str(text),
+        }
+    }
+}
+
+/// A request: it has an id and expects exactly one response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The id to echo.
+    pub id: Id,
+    /// The method name.
+    pub method: String,
+    /// The parameters, when present.
+    pub params: Option<Value>,
+}
+
+/// A notification: no id, never answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    /// The method name.
+    pub method: String,
+    /// The parameters, when present.
+    pub params: Option<Value>,
+}
+
+/// An incoming message that is well-formed enough to act on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorObject {
+    /// The code (see [`codes`]).
+    pub code: i64,
+    /// One short sentence.
+    pub message: String,
+    /// Extra data, when any.
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    /// An error without data.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// The same error with data attached.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+impl Serialize for ErrorObject {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("code", &self.code)?;
+        map.serialize_entry("message", &self.message)?;
+        if let Some(data) = &self.data {
+            map.serialize_entry("data", data)?;
+        }
+        map.end()
+    }
+}
+
+/// A response: a result or an error for one id (`None` is written as `null`, for requests
+/// whose id could not be read).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    /// The id of the request answered.
+    pub id: Option<Id>,
+    /// The outcome.
+    pub outcome: Result<Value, ErrorObject>,
+}
+
+impl Response {
+    /// A successful response.
+    pub fn result(id: Id, result: Value) -> Self {
+        Response {
+            id: Some(id),
+            outcome: Ok(result),
+        }
+    }
+
+    /// An error response.
+    pub fn error(id: Option<Id>, error: ErrorObject) -> Self {
+        Response {
+            id,
+            outcome: Err(error),
+        }
+    }
+
+    /// The compact one-line JSON text of this response.
+    pub fn to_line(&self) -> String {
+        // Serializing a tree of `Value`s into a `String` cannot fail (keys are strings).
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// This response as a JSON value.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl Serialize for Response {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("jsonrpc", "2.0")?;
+        map.serialize_entry("id", &self.id)?;
+        match &self.outcome {
+            Ok(result) => map.serialize_entry("result", result)?,
+            Err(error) => map.serialize_entry("error", error)?,
+        }
+        map.end()
+    }
+}

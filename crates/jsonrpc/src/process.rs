@@ -1,0 +1,153 @@
+//! From a line of text to the answer line: parsing, classification, batches.
+
+use crate::framer::Frame;
+use crate::message::{ErrorObject, Id, Message, Notification, Request, Response, codes};
+use serde_json::Value;
+
+/// What one incoming JSON value is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    /// A request or notification to act on.
+    Message(Message),
+    /// A response sent by the peer: ignored, never answered.
+    PeerResponse,
+    /// Not a valid message: answer with this error response.
+    Invalid(Response),
+}
+
+fn invalid(id: Option<Id>, why: &str) -> Incoming {
+    Incoming::Invalid(Response::error(
+        id,
+        ErrorObject::new(codes::INVALID_REQUEST, format!("invalid request: {why}")),
+    ))
+}
+
+/// Classifies one JSON value (an element of a batch, or a whole message).
+pub fn classify(value: Value) -> Incoming {
+    let Value::Object(mut object) = value else {
+        return invalid(None, "a message must be a JSON object");
+    };
+    let id_value = object.remove("id");
+    let id = id_value.as_ref().and_then(Id::from_value);
+    let Some(method) = object.remove("method") else {
+        if object.contains_key("result") || object.contains_key("error") {
+            return Incoming::PeerResponse;
+        }
+        return invalid(id, "a message must have a \"method\"");
+    };
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid(id, "\"jsonrpc\" must be \"2.0\"");
+    }
+    let Value::String(method) = method else {
+        return invalid(id, "\"method\" must be a string");
+    };
+    let params = object.remove("params");
+    if params
+        .as_ref()
+        .is_some_and(|params| !params.is_object() && !params.is_array())
+    {
+        return invalid(id, "\"params\" must be an object");
+    }
+    match (id_value, id) {
+        (None, _) => Incoming::Message(Message::Notification(Notification { method, params })),
+        (Some(_), Some(id)) => Incoming::Message(Message::Request(Request { id, method, params })),
+        (Some(_), None) => invalid(None, "\"id\" must be a string or an integer"),
+    }
+}
+
+/// The answer to one line: nothing, one response, or a batch of responses.
+enum Answer {
+    Single(Response),
+    Batch(Vec<Response>),
+}
+
+fn answer_one(
+    value: Value,
+    handle: &mut dyn FnMut(Message) -> Option<Response>,
+) -> Option<Response> {
+    match classify(value) {
+        Incoming::Message(message @ Message::Request(_)) => handle(message),
+        Incoming::Message(message @ Message::Notification(_)) => {
+            // Notifications are never answered, whatever the handler returns.
+            let _ = handle(message);
+            None
+        }
+        Incoming::PeerResponse => None,
+        Incoming::Invalid(response) => Some(response),
+    }
+}
+
+fn answer(value: Value, handle: &mut dyn FnMut(Message) -> Option<Response>) -> Option<Answer> {
+    match value {
+        Value::Array(items) if items.is_empty() => Some(Answer::Single(Response::error(
+            None,
+            ErrorObject::new(codes::INVALID_REQUEST, "invalid request: empty batch"),
+        ))),
+        Value::Array(items) => {
+            let responses: Vec<Response> = items
+                .into_iter()
+                .filter_map(|item| answer_one(item, handle))
+                .collect();
+            (!responses.is_empty()).then_some(Answer::Batch(responses))
+        }
+        value => answer_one(value, handle).map(Answer::Single),
+    }
+}
+
+fn parse_error(detail: &str) -> Response {
+    Response::error(
+        None,
+        ErrorObject::new(codes::PARSE_ERROR, format!("parse error: {detail}")),
+    )
+}
+
+/// Handles one parsed message or batch; returns the answer as JSON, or `None` when nothing is
+/// owed.
+pub fn process_value(
+    value: Value,
+    handle: &mut dyn FnMut(Message) -> Option<Response>,
+) -> Option<Value> {
+    answer(value, handle).map(|answer| match answer {
+        Answer::Single(response) => response.to_value(),
+        Answer::Batch(responses) => {
+            Value::Array(responses.iter().map(Response::to_value).collect())
+        }
+    })
+}
+
+/// Handles one line of text; returns the compact answer line (without newline), or `None`.
+pub fn process_text(
+    text: &str,
+    handle: &mut dyn FnMut(Message) -> Option<Response>,
+) -> Option<String> {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(error) => return Some(parse_error(&error.to_string()).to_line()),
+    };
+    answer(value, handle).map(|answer| match answer {
+        Answer::Single(response) => response.to_line(),
+        Answer::Batch(responses) => serde_json::to_string(&responses).unwrap_or_default(),
+    })
+}
+
+/// Handles one frame from a [`crate::LineFramer`].
+pub fn process_frame(
+    frame: Frame,
+    max_message_length: usize,
+    handle: &mut dyn FnMut(Message) -> Option<Response>,
+) -> Option<String> {
+    match frame {
+        Frame::Line(text) => process_text(&text, handle),
+        Frame::TooLong => Some(
+            Response::error(
+                None,
+                ErrorObject::new(
+                    codes::INVALID_REQUEST,
+                    format!("invalid request: message longer than {max_message_length} characters"),
+                ),
+            )
+            .to_line(),
+        ),
+        Frame::InvalidUtf8 => Some(parse_error("the line is not valid UTF-8").to_line()),
+    }
+}

@@ -1,0 +1,313 @@
+//! Framing and processing tests: what a client on the other end of the pipe relies on.
+
+use crate::{
+    DEFAULT_MAX_MESSAGE_LENGTH, Frame, LineFramer, Message, Response, process_frame, read_frames,
+};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use std::io::Read;
+use std::ops::ControlFlow;
+
+/// A handler that answers every request with `{"echo": method}` and every method `fail` with an
+/// error; notifications are recorded.
+fn echo(message: Message) -> Option<Response> {
+    match message {
+        Message::Request(request) => Some(Response::result(
+            request.id,
+            json!({ "echo": request.method, "params": request.params }),
+        )),
+        Message::Notification(_) => Some(Response::result(
+            crate::Id::String("bogus".into()),
+            json!({}),
+        )),
+    }
+}
+
+/// Runs a whole stream, cut into the given chunk sizes (cycled), and returns the answer lines.
+fn run_chunked(input: &[u8], sizes: &[usize], max: usize) -> Vec<String> {
+    let mut framer = LineFramer::new(max);
+    let mut out = Vec::new();
+    let mut on_frame = |frame: Frame| {
+        if let Some(line) = process_frame(frame, max, &mut echo) {
+            out.push(line);
+        }
+    };
+    let mut rest = input;
+    let mut i = 0;
+    while !rest.is_empty() {
+        let size = sizes[i % sizes.len()].clamp(1, rest.len());
+        framer.push(&rest[..size], &mut on_frame);
+        rest = &rest[size..];
+        i += 1;
+    }
+    framer.finish(&mut on_frame);
+    out
+}
+
+fn run(input: &str) -> Vec<Value> {
+    run_chunked(input.as_bytes(), &[usize::MAX], DEFAULT_MAX_MESSAGE_LENGTH)
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("answers are JSON"))
+        .collect()
+}
+
+#[test]
+fn one_message_per_line_crlf_and_last_line_without_newline() {
+    let answers = run(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\r\n\n   \n{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"b\"}",
+    );
+    assert_eq!(answers.len(), 2);
+    assert_eq!(answers[0]["id"], json!(1));
+    assert_eq!(answers[0]["result"]["echo"], "a");
+    assert_eq!(answers[1]["id"], json!("x"), "string ids stay strings");
+}
+
+#[test]
+fn malformed_line_answers_parse_error_with_null_id_and_session_continues() {
+    let answers = run("{not json\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ok\"}\n");
+    assert_eq!(answers[0]["error"]["code"], -32700);
+    assert_eq!(answers[0]["id"], Value::Null);
+    assert_eq!(answers[1]["result"]["echo"], "ok");
+}
+
+#[test]
+fn structurally_invalid_requests_answer_invalid_request() {
+    let cases = [
+        (r#"{"jsonrpc":"1.0","id":1,"method":"a"}"#, json!(1)),
+        (r#"{"id":1,"method":"a"}"#, json!(1)),
+        (r#"{"jsonrpc":"2.0","id":null,"method":"a"}"#, Value::Null),
+        (r#"{"jsonrpc":"2.0","id":{},"method":"a"}"#, Value::Null),
+        (r#"{"jsonrpc":"2.0","id":[1],"method":"a"}"#, Value::Null),
+        (r#"{"jsonrpc":"2.0","id":1.5,"method":"a"}"#, Value::Null),
+        (r#"{"jsonrpc":"2.0","id":3,"method":7}"#, json!(3)),
+        (
+            r#"{"jsonrpc":"2.0","id":3,"method":"a","params":"x"}"#,
+            json!(3),
+        ),
+        (r#"{"jsonrpc":"2.0","id":4}"#, json!(4)),
+        ("42", Value::Null),
+        ("\"text\"", Value::Null),
+    ];
+    for (line, id) in cases {
+        let answers = run(line);
+        assert_eq!(answers.len(), 1, "{line}");
+        assert_eq!(answers[0]["error"]["code"], -32600, "{line}");
+        assert_eq!(answers[0]["id"], id, "{line}");
+    }
+}
+
+#[test]
+fn notifications_and_peer_responses_are_never_answered() {
+    let answers = run(concat!(
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n",
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":1,\"message\":\"x\"}}\n",
+    ));
+    assert!(answers.is_empty(), "{answers:?}");
+}
+
+#[test]
+fn batches() {
+    let answers = run(concat!(
+        r#"[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":2,"method":"b"},5]"#,
+        "\n",
+        r#"[{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","method":"m"}]"#,
+        "\n[]\n"
+    ));
+    assert_eq!(
+        answers.len(),
+        2,
+        "the all-notification batch gets no answer: {answers:?}"
+    );
+    let batch = answers[0]
+        .as_array()
+        .expect("a batch answers with an array");
+    assert_eq!(batch.len(), 3, "notifications are left out");
+    assert_eq!(batch[0]["id"], 1);
+    assert_eq!(batch[1]["id"], 2);
+    assert_eq!(batch[2]["error"]["code"], -32600);
+    assert_eq!(
+        answers[1]["error"]["code"], -32600,
+        "[] is an invalid request"
+    );
+}
+
+#[test]
+fn invalid_utf8_is_a_parse_error() {
+    let out = run_chunked(b"{\"a\":\"\xff\"}\n", &[3], 100);
+    assert_eq!(out.len(), 1);
+    assert!(out[0].contains("-32700"));
+}
+
+#[test]
+fn long_line_is_refused_and_the_next_line_is_served() {
+    let max = 64;
+    let long = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"{}\"}}\n",
+        "x".repeat(100)
+    );
+    let ok = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ok\"}\n";
+    let input = format!("{long}{ok}");
+    for sizes in [&[1usize][..], &[7], &[1000]] {
+        let out = run_chunked(input.as_bytes(), sizes, max);
+        assert_eq!(out.len(), 2, "{sizes:?}: {out:?}");
+        assert!(out[0].contains("-32600") && out[0].contains("\"id\":null"));
+        assert!(out[1].contains("\"echo\":\"ok\""));
+    }
+}
+
+#[test]
+fn limit_counts_characters_not_bytes() {
+    // 10 characters of two bytes each: 20 bytes, but within a 12-character limit with quotes.
+    let line = format!("\"{}\"\n", "é".repeat(10));
+    let out = run_chunked(line.as_bytes(), &[1], 12);
+    assert!(!out[0].contains("longer than"), "{out:?}");
+    let out = run_chunked(line.as_bytes(), &[1], 11);
+    assert!(
+        out[0].contains("message longer than 11 characters"),
+        "{out:?}"
+    );
+}
+
+/// A reader producing one huge line without a newline, then a good message.
+struct HugeLine {
+    remaining: usize,
+    tail: &'static [u8],
+}
+
+impl Read for HugeLine {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.remaining > 0 {
+            let n = buf.len().min(self.remaining);
+            buf[..n].fill(b'a');
+            self.remaining -= n;
+            return Ok(n);
+        }
+        let n = buf.len().min(self.tail.len());
+        buf[..n].copy_from_slice(&self.tail[..n]);
+        self.tail = &self.tail[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_200_mib_line_is_never_buffered_beyond_the_limit_plus_one_read() {
+    let max = DEFAULT_MAX_MESSAGE_LENGTH;
+    let mut reader = HugeLine {
+        remaining: 200 * 1024 * 1024,
+        tail: b"\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"after\"}\n",
+    };
+    let mut framer = LineFramer::new(max);
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut out = Vec::new();
+    let mut peak = 0;
+    loop {
+        let n = reader.read(&mut chunk).expect("in-memory reader");
+        if n == 0 {
+            break;
+        }
+        framer.push(&chunk[..n], &mut |frame| {
+            out.extend(process_frame(frame, max, &mut echo));
+        });
+        peak = peak.max(framer.buffered_len());
+    }
+    framer.finish(&mut |frame| out.extend(process_frame(frame, max, &mut echo)));
+    assert!(peak <= max + chunk.len(), "peak buffer {peak} bytes");
+    assert_eq!(
+        out.len(),
+        2,
+        "{:?}",
+        out.iter()
+            .map(|l| &l[..l.len().min(80)])
+            .collect::<Vec<_>>()
+    );
+    assert!(out[0].contains("-32600"));
+    assert!(out[1].contains("\"echo\":\"after\""));
+}
+
+#[test]
+fn read_frames_stops_on_break() {
+    let input = b"{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n";
+    let mut seen = 0;
+    read_frames(&input[..], 100, |_| {
+        seen += 1;
+        if seen == 2 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .expect("in-memory reader");
+    assert_eq!(seen, 2);
+}
+
+#[test]
+fn large_integer_ids_are_echoed_exactly() {
+    let answers = run_chunked(
+        b"{\"jsonrpc\":\"2.0\",\"id\":18446744073709551615,\"method\":\"a\"}\n",
+        &[5],
+        1000,
+    );
+    assert!(
+        answers[0].starts_with("{\"jsonrpc\":\"2.0\",\"id\":18446744073709551615,"),
+        "{answers:?}"
+    );
+}
+
+fn message_strategy() -> impl Strategy<Value = String> {
+    let text = "[a-z\u{e9}\u{1F600}\n\r\u{2028} \"\\\\]{0,12}";
+    prop_oneof![
+        (any::<u32>(), text).prop_map(|(id, method)| {
+            json!({"jsonrpc":"2.0","id":id,"method":method,"params":{"t":method}}).to_string()
+        }),
+        text.prop_map(|method| json!({"jsonrpc":"2.0","method":method}).to_string()),
+        (any::<u32>(), text).prop_map(|(id, s)| {
+            json!([{"jsonrpc":"2.0","id":id,"method":s},{"jsonrpc":"2.0","method":"n"}]).to_string()
+        }),
+        "[^\n]{0,20}",
+        Just(String::new()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed), ..ProptestConfig::default() })]
+
+    /// The answers never depend on how the stream is cut into reads (UTF-8 characters split,
+    /// `\r\n`, a last line without newline).
+    #[test]
+    fn chunking_never_changes_the_answers(
+        messages in proptest::collection::vec(message_strategy(), 0..12),
+        crlf in any::<bool>(),
+        trailing_newline in any::<bool>(),
+        sizes in proptest::collection::vec(1usize..40, 1..8),
+    ) {
+        let sep = if crlf { "\r\n" } else { "\n" };
+        let mut input = messages.join(sep);
+        if trailing_newline { input.push_str(sep); }
+        let whole = run_chunked(input.as_bytes(), &[usize::MAX], 200);
+        let cut = run_chunked(input.as_bytes(), &sizes, 200);
+        prop_assert_eq!(whole, cut);
+    }
+
+    /// Arbitrary bytes never panic, and every answer is one JSON value on one line.
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300), sizes in proptest::collection::vec(1usize..17, 1..4)) {
+        for line in run_chunked(&bytes, &sizes, 50) {
+            prop_assert!(!line.contains('\n'));
+            prop_assert!(serde_json::from_str::<Value>(&line).is_ok());
+        }
+    }
+
+    /// Each request line is answered once, with its own id, whatever its strings hold.
+    #[test]
+    fn requests_round_trip(ids in proptest::collection::vec(any::<i64>(), 1..10), text in "\\PC{0,30}") {
+        let input: String = ids.iter().map(|id| format!("{}\n", json!({"jsonrpc":"2.0","id":id,"method":text}))).collect();
+        let out = run_chunked(input.as_bytes(), &[3], DEFAULT_MAX_MESSAGE_LENGTH);
+        prop_assert_eq!(out.len(), ids.len());
+        for (line, id) in out.iter().zip(&ids) {
+            let value: Value = serde_json::from_str(line).expect("json");
+            prop_assert_eq!(&value["id"], &json!(id));
+            prop_assert_eq!(&value["result"]["echo"], &json!(text));
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! End-to-end: the real `botmesh-mcp` binary over real pipes.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_botmesh-mcp");
+
+/// Runs the binary with `args`, feeds it `input`, closes stdin and collects everything.
+fn run(args: &[&str], input: &str) -> (i32, String, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env_remove("BOTMESH_DOCS_DIR")
+        .env_remove("BOTWA_DOCS_DIR")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn botmesh-mcp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_owned();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let output = child.wait_with_output().expect("wait");
+    writer.join().expect("writer");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).expect("utf-8 stdout"),
+        String::from_utf8(output.stderr).expect("utf-8 stderr"),
+    )
+}
+
+fn lines(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|_| panic!("stdout carries only JSON lines: {line}"))
+        })
+        .collect()
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}"#;
+
+#[test]
+fn a_session_over_real_pipes() {
+    let input = [
+        INIT,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"flow_validate","arguments":{"doc":{}}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+    ]
+    .join("\r\n");
+    let (code, stdout, stderr) = run(&[], &input);
+    assert_eq!(code, 0, "exit 0 when stdin ends; stderr: {stderr}");
+    let answers = lines(&stdout);
+    assert_eq!(
+        answers.len(),
+        4,
+        "the last line without newline is answered too"
+    );
+    assert_eq!(answers[0]["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        answers[0]["result"]["serverInfo"]["version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    let names: Vec<&str> = answers[1]["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    for name in [
+        "flow_validate",
+        "flow_migrate",
+        "flow_diff",
+        "flow_digest",
+        "flow_schema",
+        "flow_example",
+    ] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    assert!(
+        !names.iter().any(|name| name.starts_with("docs_")),
+        "no docs tools without --docs"
+    );
+    assert_eq!(answers[2]["result"]["isError"], true);
+    assert_eq!(
+        answers[2]["result"]["content"][0]["text"],
+        "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\")"
+    );
+    assert_eq!(answers[3]["result"], json!({}));
+}
+
+#[test]
+fn garbage_and_oversized_input_never_end_the_session() {
+    let big = format!("{{\"x\":\"{}\"}}", "a".repeat(17 * 1024 * 1024));
+    let input = format!(
+        "{{oops\n{big}\n\u{feff}{INIT}\n[]\n{{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}}\n"
+    );
+    let (code, stdout, _) = run(&[], &input);
+    assert_eq!(code, 0);
+    let codes: Vec<Value> = lines(&stdout)
+        .iter()
+        .map(|a| a["error"]["code"].clone())
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            json!(-32700),
+            json!(-32600),
+            Value::Null,
+            json!(-32600),
+            Value::Null
+        ]
+    );
+}
+
+#[test]
+fn help_version_and_usage_errors() {
+    let (code, stdout, _) = run(&["--help"], "");
+    assert_eq!(code, 0);
+    assert!(stdout.contains("Usage:") && stdout.contains("--docs DIR"));
+    let (code, stdout, _) = run(&["--version"], "");
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout.trim(),
+        format!("botmesh-mcp {}", env!("CARGO_PKG_VERSION"))
+    );
+    let (code, stdout, stderr) = run(&["--frobnicate"], "");
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty(), "usage errors never touch stdout");
+    assert!(
+        stderr.contains("--frobnicate") && stderr.contains("Usage:"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run(&["--tools", "flow_validate,nope"], "");
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown tool \"nope\""), "{stderr}");
+}
+
+#[test]
+fn a_missing_docs_directory_is_reported_on_stderr() {
+    let (code, stdout, stderr) = run(
+        &["--docs", "no/such/dir"],
+        &format!("{INIT}\n{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}}\n"),
+    );
+    assert_eq!(code, 0);
+    assert!(stderr.contains("no/such/dir"), "{stderr}");
+    assert!(!stdout.contains("docs_search"));
+    let mut child = Command::new(BIN)
+        .env("BOTWA_DOCS_DIR", "legacy/missing")
+        .env_remove("BOTMESH_DOCS_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read");
+    assert!(child.wait().expect("wait").success());
+    assert!(
+        stderr.contains("legacy/missing"),
+        "the legacy variable is read: {stderr}"
+    );
+}
+
+#[test]
+fn tools_subset_from_the_command_line() {
+    let (_, stdout, _) = run(
+        &["--tools", "flow_digest"],
+        &format!("{INIT}\n{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}}\n"),
+    );
+    let answers = lines(&stdout);
+    let tools = answers[1]["result"]["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["name"], "flow_digest");
+}
+
+#[test]
+fn a_closed_stdout_ends_writing_and_the_process_exits_cleanly() {
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    writeln!(stdin, "{INIT}").expect("write");
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("first answer");
+    assert!(first.contains("protocolVersion"));
+    drop(stdout); // The client closes its end of stdout.
+    for id in 0..2000 {
+        if writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#
+        )
+        .is_err()
+        {
+            break;
+        }
+    }
+    drop(stdin);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(0), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn pipelined_requests_are_answered_in_order() {
+    let mut input = format!("{INIT}\n");
+    for id in 2..502 {
+        input.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"flow_digest\",\"arguments\":{{\"document\":{{\"version\":2,\"n\":{id}}}}}}}}}\n"));
+    }
+    let (code, stdout, _) = run(&[], &input);
+    assert_eq!(code, 0);
+    let answers = lines(&stdout);
+    assert_eq!(answers.len(), 501);
+    for (index, answer) in answers.iter().enumerate() {
+        assert_eq!(answer["id"], json!(index + 1));
+    }
+}
+
+#[test]
+fn both_eras_on_the_same_binary() {
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"mcp","version":"0.1.0"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let input = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{{{meta}}}}}\n{INIT}\n{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{{{meta}}}}}\n{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}}\n"
+    );
+    let (_, stdout, _) = run(&[], &input);
+    let answers = lines(&stdout);
+    assert_eq!(answers[0]["result"]["supportedVersions"][0], "2026-07-28");
+    assert_eq!(answers[1]["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(answers[2]["result"]["resultType"], "complete");
+    assert!(answers[3]["result"].get("resultType").is_none());
+}

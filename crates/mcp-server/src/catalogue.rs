@@ -1,0 +1,179 @@
+//! The tool catalogue: what each tool declares and how it is called.
+
+use botmesh_docs_search::DocsIndex;
+use serde_json::{Map, Value, json};
+use std::fmt;
+
+/// The permission a tool needs (HTTP tokens carry scopes; stdio has them all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The `flow_*` tools.
+    Flow,
+    /// The `docs_*` tools.
+    Docs,
+}
+
+impl Scope {
+    /// The scope's name, as written in a tokens file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Flow => "flow",
+            Scope::Docs => "docs",
+        }
+    }
+}
+
+/// What a tool handler sees besides its arguments.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolContext<'a> {
+    /// The docs index, when the server has a docs directory.
+    pub docs: Option<&'a DocsIndex>,
+}
+
+/// A failure that is the request's fault: becomes a result with `isError: true`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError(pub String);
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a handler returns: a JSON object payload, or the text to show for a payload whose text
+/// form is not its JSON (`docs_page` returns the Markdown itself).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// The structured payload (a JSON object).
+    pub payload: Value,
+    /// The text item; `None` means the payload pretty-printed with 2 spaces.
+    pub text: Option<String>,
+}
+
+impl From<Value> for ToolOutput {
+    fn from(payload: Value) -> Self {
+        ToolOutput {
+            payload,
+            text: None,
+        }
+    }
+}
+
+/// A tool's handler.
+pub type Handler = Box<
+    dyn Fn(&ToolContext<'_>, &Map<String, Value>) -> Result<ToolOutput, ToolError> + Send + Sync,
+>;
+
+/// One tool: its declaration and its handler.
+pub struct Tool {
+    /// Unique name (`[A-Za-z0-9_-]{1,64}`).
+    pub name: &'static str,
+    /// Display title.
+    pub title: &'static str,
+    /// What the tool does, written for an agent.
+    pub description: &'static str,
+    /// The scope a token needs to call it.
+    pub scope: Scope,
+    /// JSON Schema of the arguments (root `type: object`, basic keywords only, no `$ref`).
+    pub input_schema: Value,
+    /// JSON Schema of the payload (root `type: object`).
+    pub output_schema: Value,
+    /// The handler.
+    pub handler: Handler,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// A tool; the handler receives the checked arguments.
+    pub fn new(
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        scope: Scope,
+        input_schema: Value,
+        output_schema: Value,
+        handler: impl Fn(&ToolContext<'_>, &Map<String, Value>) -> Result<ToolOutput, ToolError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        Tool {
+            name,
+            title,
+            description,
+            scope,
+            input_schema,
+            output_schema,
+            handler: Box::new(handler),
+        }
+    }
+
+    /// The tool as listed by `tools/list`, shaped for a revision.
+    pub(crate) fn declaration(&self, structured: bool, annotations: bool) -> Value {
+        let mut tool = Map::new();
+        tool.insert("name".into(), json!(self.name));
+        if structured {
+            tool.insert("title".into(), json!(self.title));
+        }
+        tool.insert("description".into(), json!(self.description));
+        tool.insert("inputSchema".into(), self.input_schema.clone());
+        if structured {
+            tool.insert("outputSchema".into(), self.output_schema.clone());
+        }
+        if annotations {
+            tool.insert(
+                "annotations".into(),
+                json!({
+                    "title": self.title,
+                    "readOnlyHint": true,
+                    "destructiveHint": false,
+                    "idempotentHint": true,
+                    "openWorldHint": false,
+                }),
+            );
+        }
+        Value::Object(tool)
+    }
+}
+
+/// The tools a server offers, in a fixed order.
+#[derive(Debug, Default)]
+pub struct Catalogue {
+    tools: Vec<Tool>,
+}
+
+impl Catalogue {
+    /// An empty catalogue.
+    pub fn new() -> Self {
+        Catalogue::default()
+    }
+
+    /// Adds a tool (a tool of the same name is replaced).
+    pub fn register(&mut self, tool: Tool) {
+        self.tools.retain(|existing| existing.name != tool.name);
+        self.tools.push(tool);
+    }
+
+    /// Keeps only the named tools.
+    pub fn retain_named(&mut self, names: &[String]) {
+        self.tools
+            .retain(|tool| names.iter().any(|name| name == tool.name));
+    }
+
+    /// Looks a tool up by name.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|tool| tool.name == name)
+    }
+
+    /// Every tool, in order.
+    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter()
+    }
+}

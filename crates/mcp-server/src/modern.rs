@@ -1,0 +1,124 @@
+//! The stateless revision 2026-07-28: per-request `_meta`, `server/discover`, modern results.
+//!
+//! A request is served here when its `params._meta` carries
+//! `io.modelcontextprotocol/protocolVersion` (and it is not `initialize`, which always opens a
+//! legacy session), or when its session is [`crate::internal::Session::modern`]. The ladder, in
+//! order: `_meta` must hold the version and the client capabilities (`-32602`); the version must
+//! be one served on this path (`-32022` with `data.supported` and `data.requested`); the method
+//! must exist in this revision (`-32601`: `ping`, `initialize` and `logging/setLevel` are gone).
+
+use crate::protocol::{
+    INSTRUCTIONS, LIST_TTL_MS, PROTOCOL_REVISIONS, Revision, SERVER_NAME, SERVER_TITLE,
+    SERVER_VERSION, meta,
+};
+use crate::server::{McpServer, Session};
+use botmesh_jsonrpc::{ErrorObject, codes};
+use serde_json::{Map, Value, json};
+
+/// The one revision served statelessly.
+pub(crate) const MODERN_REVISION: &str = "2026-07-28";
+
+/// True when `params._meta` names a protocol version (the mark of a modern request; a bare
+/// `_meta` is not enough, legacy requests put `progressToken` there).
+pub(crate) fn carries_version(params: Option<&Value>) -> bool {
+    params
+        .and_then(|params| params.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|meta| meta.contains_key(meta::PROTOCOL_VERSION))
+}
+
+/// `-32602` for a modern request whose `_meta` lacks a required key.
+pub(crate) fn missing_meta() -> ErrorObject {
+    ErrorObject::new(
+        codes::INVALID_PARAMS,
+        format!(
+            "params._meta must carry \"{}\" and \"{}\"",
+            meta::PROTOCOL_VERSION,
+            meta::CLIENT_CAPABILITIES
+        ),
+    )
+}
+
+fn server_info() -> Value {
+    json!({ "name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION })
+}
+
+/// Adds `resultType` and the server identity to a result object.
+fn complete(mut result: Value) -> Value {
+    if let Value::Object(map) = &mut result {
+        map.insert("resultType".into(), json!("complete"));
+        let meta = map.entry("_meta").or_insert_with(|| json!({}));
+        if let Value::Object(meta_map) = meta {
+            meta_map.insert(meta::SERVER_INFO.into(), server_info());
+        }
+    }
+    result
+}
+
+/// Adds the caching hints of list and discover results.
+fn cacheable(mut result: Value) -> Value {
+    if let Value::Object(map) = &mut result {
+        map.insert("ttlMs".into(), json!(LIST_TTL_MS));
+        map.insert("cacheScope".into(), json!("public"));
+    }
+    result
+}
+
+/// Serves one request under the stateless revision.
+pub(crate) fn dispatch(
+    server: &McpServer,
+    session: &Session,
+    method: &str,
+    params: Option<Value>,
+) -> Result<Value, ErrorObject> {
+    let Some(Value::Object(params)) = params else {
+        return Err(missing_meta());
+    };
+    let Some(request_meta) = params.get("_meta").and_then(Value::as_object) else {
+        return Err(missing_meta());
+    };
+    let (Some(version), Some(_capabilities)) = (
+        request_meta.get(meta::PROTOCOL_VERSION),
+        request_meta.get(meta::CLIENT_CAPABILITIES),
+    ) else {
+        return Err(missing_meta());
+    };
+    let Some(version) = version.as_str() else {
+        return Err(ErrorObject::new(
+            codes::INVALID_PARAMS,
+            format!("\"{}\" must be a string", meta::PROTOCOL_VERSION),
+        ));
+    };
+    if version != MODERN_REVISION {
+        return Err(ErrorObject::new(
+            codes::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+        )
+        .with_data(json!({ "supported": PROTOCOL_REVISIONS, "requested": version })));
+    }
+    match method {
+        "server/discover" => Ok(cacheable(complete(json!({
+            "supportedVersions": PROTOCOL_REVISIONS,
+            "capabilities": { "tools": {} },
+            "instructions": INSTRUCTIONS,
+        })))),
+        "tools/list" => {
+            let list = server.tools_list(Revision::LATEST, &without_meta(&params))?;
+            Ok(cacheable(complete(list)))
+        }
+        "tools/call" => Ok(complete(server.tools_call(session, &params)?)),
+        _ => Err(ErrorObject::new(
+            codes::METHOD_NOT_FOUND,
+            format!("method not found in revision {MODERN_REVISION}: {method}"),
+        )),
+    }
+}
+
+/// The params without `_meta` (so `tools/list` sees only its own keys).
+fn without_meta(params: &Map<String, Value>) -> Map<String, Value> {
+    params
+        .iter()
+        .filter(|(key, _)| *key != "_meta")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}

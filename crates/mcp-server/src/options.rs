@@ -1,0 +1,65 @@
+//! Options for creating and serving a server.
+
+use crate::McpServer;
+use std::io;
+use std::path::PathBuf;
+
+/// Options for [`crate::create_mcp_server`]: build from `Default` and the `with_*` methods.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    /// The Markdown tree served by `docs_search`/`docs_page`; without it (or when it does not
+    /// exist) those two tools are not advertised.
+    pub docs_dir: Option<PathBuf>,
+    /// The largest message accepted, in characters.
+    pub max_message_length: usize,
+    /// Serve only these tools (a named subset of the catalogue); `None` serves them all.
+    pub tools: Option<Vec<String>>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            docs_dir: None,
+            max_message_length: crate::DEFAULT_MAX_MESSAGE_LENGTH,
+            tools: None,
+        }
+    }
+}
+
+impl ServerOptions {
+    /// Sets the docs directory.
+    pub fn with_docs_dir(mut self, docs_dir: Option<PathBuf>) -> Self {
+        self.docs_dir = docs_dir;
+        self
+    }
+
+    /// Sets the largest message accepted, in characters.
+    pub fn with_max_message_length(mut self, max_message_length: usize) -> Self {
+        self.max_message_length = max_message_length;
+        self
+    }
+
+    /// Serves only the named tools.
+    pub fn with_tools(mut self, tools: Option<Vec<String>>) -> Self {
+        self.tools = tools;
+        self
+    }
+}
+
+/// Options for [`crate::serve_stream`]: the server, and where each answer line goes.
+#[non_exhaustive]
+pub struct ServeOptions<W> {
+    /// The server answering the stream.
+    pub server: McpServer,
+    /// Receives each outgoing line (without its newline). An error stops further writes (the
+    /// peer has gone), but the input is still read to its end.
+    pub write: W,
+}
+
+impl<W: FnMut(&str) -> io::Result<()>> ServeOptions<W> {
+    /// Serve `server`, handing answer lines to `write`.
+    pub fn new(server: McpServer, write: W) -> Self {
+        ServeOptions { server, write }
+    }
+}

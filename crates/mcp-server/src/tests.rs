@@ -1,0 +1,451 @@
+//! In-process tests: transcripts through `serve_stream`, and the rules each revision relies on.
+
+use crate::internal::{Scope, Session, Tool, ToolError, ToolOutput};
+use crate::{McpServer, ServeOptions, ServerOptions, create_mcp_server, serve_stream};
+use serde_json::{Value, json};
+
+/// The built-in catalogue plus two test tools: `add` (numbers in, sum out) and `boom` (panics).
+fn test_server() -> McpServer {
+    let mut catalogue = crate::tools::builtin(false);
+    catalogue.register(Tool::new(
+        "add",
+        "Add two numbers",
+        "Add two numbers.",
+        Scope::Flow,
+        json!({
+            "type": "object",
+            "properties": { "a": { "type": "number" }, "b": { "type": "number" } },
+            "required": ["a", "b"],
+            "additionalProperties": false
+        }),
+        json!({ "type": "object", "properties": { "sum": { "type": "number" } }, "required": ["sum"] }),
+        |_, arguments| {
+            let a = arguments["a"].as_f64().unwrap_or_default();
+            let b = arguments["b"].as_f64().unwrap_or_default();
+            if a < 0.0 {
+                return Err(ToolError("a must not be negative".into()));
+            }
+            Ok(ToolOutput::from(json!({ "sum": a + b })))
+        },
+    ));
+    catalogue.register(Tool::new(
+        "boom",
+        "Panic",
+        "Always panics.",
+        Scope::Docs,
+        json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+        json!({ "type": "object" }),
+        |_, _| panic!("boom"),
+    ));
+    McpServer::with_catalogue(catalogue, None, 4096)
+}
+
+fn serve(server: McpServer, input: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    serve_stream(
+        input.as_bytes(),
+        ServeOptions::new(server, |line: &str| {
+            out.push(line.to_owned());
+            Ok(())
+        }),
+    )
+    .expect("in-memory input");
+    out
+}
+
+fn answers(server: McpServer, input: &str) -> Vec<Value> {
+    serve(server, input)
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect()
+}
+
+fn init(revision: &str, id: u64) -> String {
+    json!({"jsonrpc":"2.0","id":id,"method":"initialize","params":{"protocolVersion":revision,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}).to_string()
+}
+
+fn call(id: u64, name: &str, arguments: Value) -> String {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":arguments}}).to_string()
+}
+
+const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+/// Every `*.in.jsonl` under `test_data/transcripts` gives exactly its `*.out.jsonl`
+/// (regenerate on purpose with `UPDATE_EXPECT=1`).
+#[test]
+fn transcripts() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("test_data/transcripts");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .expect("transcripts folder")
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".in.jsonl"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 3, "{names:?}");
+    for name in names {
+        let input = std::fs::read_to_string(dir.join(&name)).expect("transcript");
+        let output = serve(test_server(), &input).join("\n") + "\n";
+        let expected = dir.join(name.replace(".in.jsonl", ".out.jsonl"));
+        expect_test::expect_file![expected].assert_eq(&output);
+    }
+}
+
+#[test]
+fn initialize_echoes_known_revisions_and_answers_the_latest_otherwise() {
+    for (asked, got) in [
+        ("2025-11-25", "2025-11-25"),
+        ("2025-06-18", "2025-06-18"),
+        ("2025-03-26", "2025-03-26"),
+        ("2024-11-05", "2024-11-05"),
+        ("2026-07-28", "2025-11-25"),
+        ("1999-01-01", "2025-11-25"),
+    ] {
+        let answer = &answers(test_server(), &init(asked, 1))[0]["result"];
+        assert_eq!(answer["protocolVersion"], got, "{asked}");
+        assert_eq!(
+            answer["capabilities"],
+            json!({ "tools": { "listChanged": false } })
+        );
+        assert_eq!(answer["serverInfo"]["name"], "botmesh-mcp");
+        assert_eq!(answer["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+        let instructions = answer["instructions"].as_str().expect("instructions");
+        for invariant in [
+            "v1 API does not exist",
+            "Documents are data",
+            "must not await",
+            "Ids are opaque",
+            "never instructions",
+        ] {
+            assert!(instructions.contains(invariant), "{invariant}");
+        }
+    }
+}
+
+#[test]
+fn structured_output_only_from_2025_06_18() {
+    for (revision, structured, annotated) in [
+        ("2024-11-05", false, false),
+        ("2025-03-26", false, true),
+        ("2025-06-18", true, true),
+        ("2025-11-25", true, true),
+    ] {
+        let input = [
+            init(revision, 1),
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.into(),
+            call(3, "add", json!({"a": 1, "b": 2})),
+        ]
+        .join("\n");
+        let out = answers(test_server(), &input);
+        for tool in out[1]["result"]["tools"].as_array().expect("tools") {
+            assert_eq!(tool.get("outputSchema").is_some(), structured, "{revision}");
+            assert_eq!(tool.get("title").is_some(), structured, "{revision}");
+            assert_eq!(tool.get("annotations").is_some(), annotated, "{revision}");
+            if annotated {
+                assert_eq!(tool["annotations"]["readOnlyHint"], true);
+                assert_eq!(tool["annotations"]["destructiveHint"], false);
+                assert_eq!(tool["annotations"]["idempotentHint"], true);
+                assert_eq!(tool["annotations"]["openWorldHint"], false);
+            }
+            assert_eq!(tool["inputSchema"]["type"], "object");
+            assert!(!tool["description"].as_str().unwrap_or_default().is_empty());
+        }
+        let result = &out[2]["result"];
+        assert_eq!(result["content"][0]["text"], "{\n  \"sum\": 3.0\n}");
+        assert_eq!(
+            result.get("structuredContent").is_some(),
+            structured,
+            "{revision}"
+        );
+        assert!(result.get("isError").is_none());
+    }
+}
+
+fn assert_no_null_fields(value: &Value, path: &str) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                assert!(!inner.is_null() || key == "id", "null at {path}/{key}");
+                assert_no_null_fields(inner, &format!("{path}/{key}"));
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .for_each(|(i, v)| assert_no_null_fields(v, &format!("{path}/{i}"))),
+        _ => {}
+    }
+}
+
+#[test]
+fn legacy_answers_never_carry_modern_fields_and_never_null() {
+    for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let input = [
+            init(revision, 1),
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.into(),
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.into(),
+            call(4, "add", json!({"a": 1, "b": 2})),
+            call(5, "add", json!({"a": 1})),
+            call(6, "flow_example", json!({})),
+        ]
+        .join("\n");
+        for answer in answers(test_server(), &input) {
+            let result = &answer["result"];
+            for field in ["resultType", "ttlMs", "cacheScope", "_meta"] {
+                assert!(
+                    result.get(field).is_none(),
+                    "{revision}: {field} in {answer}"
+                );
+            }
+            assert_no_null_fields(&answer, "");
+        }
+    }
+    let ping = answers(test_server(), r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    assert_eq!(ping[0]["result"], json!({}), "ping stays exactly {{}}");
+}
+
+#[test]
+fn argument_checks_are_tool_errors_with_one_sentence() {
+    let cases = [
+        (
+            "flow_validate",
+            json!({"doc": {}}),
+            "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\")",
+        ),
+        (
+            "flow_validate",
+            json!({}),
+            "invalid arguments for flow_validate: missing required argument \"document\"",
+        ),
+        (
+            "flow_validate",
+            json!({"document": "x"}),
+            "invalid arguments for flow_validate: argument \"document\" must be an object, not a string",
+        ),
+        (
+            "flow_migrate",
+            json!({"document": {}, "target": 3}),
+            "invalid arguments for flow_migrate: argument \"target\" must be at most 2, not 3",
+        ),
+        (
+            "flow_schema",
+            json!({"x": 1}),
+            "invalid arguments for flow_schema: unknown argument \"x\" (this tool takes no arguments)",
+        ),
+        ("add", json!({"a": -1, "b": 0}), "a must not be negative"),
+    ];
+    for (tool, arguments, message) in cases {
+        let out = answers(test_server(), &call(1, tool, arguments));
+        assert_eq!(out[0]["result"]["isError"], true, "{tool}");
+        assert_eq!(out[0]["result"]["content"][0]["text"], message);
+        assert!(out[0]["result"].get("structuredContent").is_none());
+    }
+    let mut deep = json!(0);
+    for _ in 0..70 {
+        deep = json!({ "a": deep });
+    }
+    let out = answers(
+        test_server(),
+        &call(1, "flow_digest", json!({ "document": deep })),
+    );
+    assert_eq!(
+        out[0]["result"]["content"][0]["text"],
+        "invalid arguments for flow_digest: argument \"document\" is nested more than 64 levels deep"
+    );
+}
+
+#[test]
+fn protocol_errors() {
+    let input = [
+        call(1, "nope", json!({})),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":[1]}}"#
+            .into(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":"abc"}}"#.into(),
+        call(5, "boom", json!({})),
+        r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#.into(),
+    ]
+    .join("\n");
+    let out = answers(test_server(), &input);
+    let codes: Vec<i64> = out
+        .iter()
+        .map(|a| a["error"]["code"].as_i64().unwrap_or(0))
+        .collect();
+    assert_eq!(codes, [-32602, -32602, -32602, -32602, -32603, 0]);
+    assert_eq!(out[0]["error"]["message"], "unknown tool: nope");
+    assert_eq!(
+        out[5]["result"],
+        json!({}),
+        "the session continues after a panic"
+    );
+    for method in [
+        "resources/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "logging/setLevel",
+        "completion/complete",
+        "sampling/createMessage",
+    ] {
+        let out = answers(
+            test_server(),
+            &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{}}}}"#),
+        );
+        assert_eq!(out[0]["error"]["code"], -32601, "{method}");
+    }
+}
+
+#[test]
+fn scopes_restrict_tools_without_ending_the_session() {
+    let server = test_server();
+    let mut session = Session::new();
+    session.set_scopes(Some(vec!["docs".into()]));
+    let answer = server
+        .handle_text(&mut session, &call(1, "add", json!({"a": 1, "b": 1})))
+        .expect("answer");
+    let answer: Value = serde_json::from_str(&answer).expect("json");
+    assert_eq!(answer["result"]["isError"], true);
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        "tool add needs the \"flow\" scope, which this token does not have"
+    );
+    session.set_scopes(None);
+    let answer = server
+        .handle_value(
+            &mut session,
+            serde_json::from_str(&call(2, "add", json!({"a": 1, "b": 1}))).expect("json"),
+        )
+        .expect("answer");
+    assert_eq!(answer["result"]["structuredContent"]["sum"], 2.0);
+}
+
+#[test]
+fn tools_subset_and_docs_tools_only_with_a_docs_directory() {
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let names = |server: McpServer| -> Vec<String> {
+        answers(server, list)[0]["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|t| t["name"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    let all = names(create_mcp_server(ServerOptions::default()));
+    assert!(all.iter().all(|name| name.starts_with("flow_")), "{all:?}");
+    let missing = names(create_mcp_server(
+        ServerOptions::default().with_docs_dir(Some("/definitely/not/here".into())),
+    ));
+    assert_eq!(all, missing);
+    let subset = names(create_mcp_server(
+        ServerOptions::default().with_tools(Some(vec!["flow_digest".into(), "flow_schema".into()])),
+    ));
+    assert_eq!(subset, ["flow_digest", "flow_schema"]);
+    let out = answers(
+        create_mcp_server(ServerOptions::default().with_tools(Some(vec!["flow_digest".into()]))),
+        &call(1, "flow_validate", json!({"document": {}})),
+    );
+    assert_eq!(
+        out[0]["error"]["code"], -32602,
+        "a tool outside the subset is unknown"
+    );
+}
+
+#[test]
+fn both_eras_on_one_stream() {
+    let input = [
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{MODERN_META}}}}}"#),
+        init("2025-06-18", 2),
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{MODERN_META}}}}}"#),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#.into(),
+        format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{MODERN_META}}}}}"#),
+        call(6, "add", json!({"a": 1, "b": 2})),
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{{MODERN_META}}}}}"#),
+        r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"progressToken":"p"}}}"#.into(),
+    ]
+    .join("\n");
+    let out = answers(test_server(), &input);
+    let discover = &out[0]["result"];
+    assert_eq!(discover["resultType"], "complete");
+    assert_eq!(discover["supportedVersions"][0], "2026-07-28");
+    assert_eq!(discover["capabilities"], json!({ "tools": {} }));
+    assert_eq!(discover["cacheScope"], "public");
+    assert!(discover["ttlMs"].as_u64().is_some());
+    assert_eq!(
+        discover["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "botmesh-mcp"
+    );
+    assert_eq!(out[1]["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(out[2]["result"]["resultType"], "complete");
+    assert!(out[2]["result"]["ttlMs"].is_u64());
+    assert!(
+        out[2]["result"]["tools"][0].get("outputSchema").is_some(),
+        "modern lists are full"
+    );
+    assert!(
+        out[3]["result"].get("resultType").is_none(),
+        "legacy list has no modern field"
+    );
+    assert_eq!(out[4]["result"]["resultType"], "complete");
+    assert_eq!(out[4]["result"]["structuredContent"]["sum"], 3.0);
+    assert!(out[5]["result"].get("resultType").is_none());
+    assert_eq!(
+        out[6]["error"]["code"], -32601,
+        "ping is gone in 2026-07-28"
+    );
+    assert_eq!(
+        out[7]["result"],
+        json!({}),
+        "ping still works in the legacy session"
+    );
+    assert!(
+        out[8]["result"].get("resultType").is_none(),
+        "a bare _meta (progressToken) stays legacy"
+    );
+}
+
+#[test]
+fn modern_errors() {
+    let meta = |version: &str| {
+        format!(
+            r#""_meta":{{"io.modelcontextprotocol/protocolVersion":{version},"io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+        )
+    };
+    let input = [
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{}}}}}"#, meta("\"2027-01-01\"")),
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{{}}}}}"#, meta("\"2025-11-25\"")),
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{}}}}}"#, meta("7")),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":5,"method":"server/discover"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":6,"method":"server/discover","params":{"_meta":{}}}"#.into(),
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{{"level":"info",{}}}}}"#, meta("\"2026-07-28\"")),
+        format!(r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"nope",{}}}}}"#, meta("\"2026-07-28\"")),
+        format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1}},{}}}}}"#, meta("\"2026-07-28\"")),
+    ]
+    .join("\n");
+    let out = answers(test_server(), &input);
+    let codes: Vec<i64> = out
+        .iter()
+        .map(|a| a["error"]["code"].as_i64().unwrap_or(0))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            -32022, -32022, -32602, -32602, -32602, -32602, -32601, -32602, 0
+        ]
+    );
+    assert_eq!(out[0]["error"]["data"]["requested"], "2027-01-01");
+    assert_eq!(
+        out[0]["error"]["data"]["supported"],
+        json!(crate::PROTOCOL_REVISIONS)
+    );
+    assert_eq!(out[8]["result"]["isError"], true);
+    assert_eq!(out[8]["result"]["resultType"], "complete");
+    let mut modern = Session::modern();
+    let answer = test_server()
+        .handle_text(&mut modern, &init("2025-11-25", 1))
+        .expect("answer");
+    assert!(
+        answer.contains("-32602") || answer.contains("-32601"),
+        "initialize on a modern session: {answer}"
+    );
+}

@@ -1,0 +1,266 @@
+//! The flow tools: thin wrappers over `botmesh-flow-schema` and `botmesh-flow-analyzer`.
+
+use super::{arg, document_property, input_schema, to_payload};
+use crate::catalogue::{Scope, Tool, ToolError, ToolOutput};
+use botmesh_flow_schema as schema;
+use serde_json::{Value, json};
+use std::sync::OnceLock;
+
+const DOCUMENT: &str = "A botmesh flow document (JSON object). Version 2 is current; versions 0 and 1 are read for migration.";
+
+fn issues_schema() -> Value {
+    json!({
+        "type": "array",
+        "description": "Every problem, in document order.",
+        "items": {
+            "type": "object",
+            "properties": {
+                "path": { "type": "string", "description": "RFC 6901 JSON Pointer into the document." },
+                "message": { "type": "string", "description": "One sentence naming the rule." }
+            },
+            "required": ["path", "message"]
+        }
+    })
+}
+
+pub(super) fn tools() -> Vec<Tool> {
+    vec![
+        flow_validate(),
+        flow_migrate(),
+        flow_diff(),
+        flow_digest(),
+        flow_schema(),
+        flow_example(),
+    ]
+}
+
+fn flow_validate() -> Tool {
+    Tool::new(
+        "flow_validate",
+        "Validate a flow document",
+        "Validate a botmesh flow document (version 2) against the flow contract: shape, limits, \
+         patterns, per-kind fields and reference integrity. Returns { valid, issues: [{ path, \
+         message }], summary? }: each issue is a JSON Pointer and one sentence naming the rule. An \
+         invalid document is a successful call with valid: false. A version 0 or 1 document gets \
+         one issue telling you to call flow_migrate first.",
+        Scope::Flow,
+        input_schema(
+            json!({ "document": document_property(DOCUMENT) }),
+            &["document"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "valid": { "type": "boolean" },
+                "issues": issues_schema(),
+                "summary": {
+                    "type": "object",
+                    "description": "Present when valid: version, id, step count, count per kind.",
+                    "properties": {
+                        "version": { "type": "integer" },
+                        "id": { "type": "string" },
+                        "steps": { "type": "integer" },
+                        "kinds": { "type": "object" }
+                    }
+                }
+            },
+            "required": ["valid", "issues"]
+        }),
+        |_, arguments| Ok(to_payload(schema::validate(arg(arguments, "document")?))?.into()),
+    )
+}
+
+fn flow_migrate() -> Tool {
+    Tool::new(
+        "flow_migrate",
+        "Migrate a flow document",
+        "Migrate a flow document from version 0 (no version key) or 1 to a target version \
+         (default 2, the current one). Returns { document, from, to, applied: [{ from, to, \
+         changes }], issues }: every change is listed as a sentence and nothing is dropped \
+         silently; issues are the validation issues of the result when to is 2. A version that is \
+         not an integer 0-2, or a target below the document's version, is an error.",
+        Scope::Flow,
+        input_schema(
+            json!({
+                "document": document_property(DOCUMENT),
+                "target": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": schema::CURRENT_VERSION,
+                    "default": schema::CURRENT_VERSION,
+                    "description": "Version to migrate to (default: the current version, 2)."
+                }
+            }),
+            &["document"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "document": { "type": "object" },
+                "from": { "type": "integer" },
+                "to": { "type": "integer" },
+                "applied": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "from": { "type": "integer" },
+                            "to": { "type": "integer" },
+                            "changes": { "type": "array", "items": { "type": "string" } }
+                        },
+                        "required": ["from", "to", "changes"]
+                    }
+                },
+                "issues": issues_schema()
+            },
+            "required": ["document", "from", "to", "applied", "issues"]
+        }),
+        |_, arguments| {
+            let target = match arguments.get("target") {
+                None => schema::CURRENT_VERSION,
+                // The argument checker has verified an integer 0-2 (possibly spelled `2.0`).
+                Some(target) => target
+                    .as_f64()
+                    .map_or(schema::CURRENT_VERSION, |t| t as u64),
+            };
+            let migration = schema::migrate(arg(arguments, "document")?, target)
+                .map_err(|error| ToolError(error.to_string()))?;
+            Ok(to_payload(migration)?.into())
+        },
+    )
+}
+
+fn flow_diff() -> Tool {
+    Tool::new(
+        "flow_diff",
+        "Compare two flow documents",
+        "Compare two flow documents step by step (steps matched by id; both sides migrated to \
+         version 2 first). Returns { changed, metadata, added, removed, changedSteps: [{ id, \
+         fields }], before, after }, where before/after are the canonical digests of the two \
+         sides. Key order, whitespace and number spelling never count as changes.",
+        Scope::Flow,
+        input_schema(
+            json!({
+                "left": document_property("The earlier flow document."),
+                "right": document_property("The later flow document.")
+            }),
+            &["left", "right"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "changed": { "type": "boolean" },
+                "metadata": { "type": "array", "items": { "type": "string" } },
+                "added": { "type": "array", "items": { "type": "string" } },
+                "removed": { "type": "array", "items": { "type": "string" } },
+                "changedSteps": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "id": { "type": "string" },
+                            "fields": { "type": "array", "items": { "type": "string" } }
+                        },
+                        "required": ["id", "fields"]
+                    }
+                },
+                "before": { "type": "string" },
+                "after": { "type": "string" }
+            },
+            "required": ["changed", "metadata", "added", "removed", "changedSteps", "before", "after"]
+        }),
+        |_, arguments| {
+            let diff = schema::diff(arg(arguments, "left")?, arg(arguments, "right")?)
+                .map_err(|error| ToolError(error.to_string()))?;
+            Ok(to_payload(diff)?.into())
+        },
+    )
+}
+
+fn flow_digest() -> Tool {
+    Tool::new(
+        "flow_digest",
+        "Digest a flow document",
+        "Compute the canonical digest of a flow document: sha256 over its RFC 8785 canonical \
+         JSON, so key order, whitespace and number spelling never change it. Returns { digest: \
+         \"sha256:<64 hex>\", version } (version 0 when the document has none). Use it to tell \
+         whether two documents are the same.",
+        Scope::Flow,
+        input_schema(
+            json!({ "document": document_property(DOCUMENT) }),
+            &["document"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "digest": { "type": "string", "description": "sha256: followed by 64 lowercase hex digits." },
+                "version": { "type": "integer" }
+            },
+            "required": ["digest", "version"]
+        }),
+        |_, arguments| Ok(to_payload(schema::digest(arg(arguments, "document")?))?.into()),
+    )
+}
+
+fn flow_schema() -> Tool {
+    let cache: OnceLock<Value> = OnceLock::new();
+    Tool::new(
+        "flow_schema",
+        "Get the flow document JSON Schema",
+        "Return the JSON Schema (draft 2020-12) of a version 2 flow document, every limit by name, \
+         and the 14 step kinds (read from the schema itself). Returns { schema, limits, \
+         stepKinds, version }.",
+        Scope::Flow,
+        input_schema(json!({}), &[]),
+        json!({
+            "type": "object",
+            "properties": {
+                "schema": { "type": "object" },
+                "limits": { "type": "object" },
+                "stepKinds": { "type": "array", "items": { "type": "string" } },
+                "version": { "type": "integer" }
+            },
+            "required": ["schema", "limits", "stepKinds", "version"]
+        }),
+        move |_, _| {
+            let payload = cache.get_or_init(|| {
+                let document_schema = schema::json_schema();
+                json!({
+                    "stepKinds": schema::step_kinds(&document_schema),
+                    "schema": document_schema,
+                    "limits": schema::limits_json(),
+                    "version": schema::CURRENT_VERSION,
+                })
+            });
+            Ok(ToolOutput::from(payload.clone()))
+        },
+    )
+}
+
+fn flow_example() -> Tool {
+    Tool::new(
+        "flow_example",
+        "Get an example flow document",
+        "Return a complete, realistic version 2 flow document that validates and lints with no \
+         diagnostic: a starting point to adapt, and a reference for how each step kind is written.",
+        Scope::Flow,
+        input_schema(json!({}), &[]),
+        json!({
+            "type": "object",
+            "description": "A version 2 flow document.",
+            "properties": {
+                "version": { "type": "integer" },
+                "id": { "type": "string" },
+                "steps": { "type": "array", "items": { "type": "object" } }
+            },
+            "required": ["version", "id", "steps"]
+        }),
+        |_, _| {
+            let document: Value =
+                serde_json::from_str(schema::EXAMPLE_FLOW_DOCUMENT).map_err(|error| {
+                    ToolError(format!("internal error: the example is not JSON: {error}"))
+                })?;
+            Ok(document.into())
+        },
+    )
+}
