@@ -2,6 +2,7 @@
 
 use super::{arg, document_property, input_schema, to_payload};
 use crate::catalogue::{Scope, Tool, ToolError, ToolOutput};
+use botmesh_flow_analyzer as analyzer;
 use botmesh_flow_schema as schema;
 use serde_json::{Value, json};
 use std::sync::OnceLock;
@@ -26,6 +27,7 @@ fn issues_schema() -> Value {
 pub(super) fn tools() -> Vec<Tool> {
     vec![
         flow_validate(),
+        flow_analyze(),
         flow_migrate(),
         flow_diff(),
         flow_digest(),
@@ -67,6 +69,102 @@ fn flow_validate() -> Tool {
             "required": ["valid", "issues"]
         }),
         |_, arguments| Ok(to_payload(schema::validate(arg(arguments, "document")?))?.into()),
+    )
+}
+
+fn flow_analyze() -> Tool {
+    Tool::new(
+        "flow_analyze",
+        "Analyze, draw and lint a flow document",
+        "Validate a flow document and the subflows it calls, compile them to a graph, draw it \
+         (Mermaid flowchart text by default, or the graph as JSON with format: \"json\") and lint \
+         the set (12 stable codes: unreachable-step, infinite-loop, missing-subflow, \
+         subflow-cycle, undefined-variable, unused-variable, duplicate-title, duplicate-case, \
+         duplicate-keyword, message-burst, implicit-end, malformed-placeholder). Returns { valid, \
+         issues, diagnostics, mermaid | graph, summary }; each issue and diagnostic carries \
+         source: \"document\" or \"subflows/N\", a JSON Pointer and one sentence saying what to \
+         change. An invalid document or subflow gives valid: false with its issues and no drawing.",
+        Scope::Flow,
+        input_schema(
+            json!({
+                "document": document_property(DOCUMENT),
+                "subflows": {
+                    "type": "array",
+                    "items": { "type": "object" },
+                    "description": "Flow documents the document calls with subflow steps (each validated first)."
+                },
+                "format": {
+                    "type": "string",
+                    "enum": ["mermaid", "json"],
+                    "default": "mermaid",
+                    "description": "mermaid: a flowchart in `mermaid`; json: the graph in `graph`."
+                },
+                "direction": {
+                    "type": "string",
+                    "enum": ["TD", "LR", "BT", "RL"],
+                    "default": "TD",
+                    "description": "Mermaid flowchart direction."
+                }
+            }),
+            &["document"],
+        ),
+        json!({
+            "type": "object",
+            "properties": {
+                "valid": { "type": "boolean" },
+                "issues": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "path": { "type": "string" },
+                            "message": { "type": "string" },
+                            "source": { "type": "string" }
+                        },
+                        "required": ["path", "message", "source"]
+                    }
+                },
+                "diagnostics": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "code": { "type": "string" },
+                            "severity": { "type": "string", "enum": ["error", "warning", "info"] },
+                            "flow": { "type": "string" },
+                            "step": { "type": "string" },
+                            "path": { "type": "string" },
+                            "message": { "type": "string" },
+                            "source": { "type": "string" }
+                        },
+                        "required": ["code", "severity", "flow", "path", "message", "source"]
+                    }
+                },
+                "mermaid": { "type": "string", "description": "Present with format mermaid when valid." },
+                "graph": { "type": "object", "description": "Present with format json when valid." },
+                "summary": { "type": "object" }
+            },
+            "required": ["valid", "issues", "diagnostics", "summary"]
+        }),
+        |_, arguments| {
+            let format = match arguments.get("format").and_then(Value::as_str) {
+                None => analyzer::Format::default(),
+                Some(format) => format
+                    .parse()
+                    .map_err(|error: analyzer::Error| ToolError(error.to_string()))?,
+            };
+            let direction = match arguments.get("direction").and_then(Value::as_str) {
+                None => analyzer::Direction::default(),
+                Some(direction) => direction
+                    .parse()
+                    .map_err(|error: analyzer::Error| ToolError(error.to_string()))?,
+            };
+            let subflows = arguments
+                .get("subflows")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            Ok(analyzer::analyze(arg(arguments, "document")?, subflows, format, direction).into())
+        },
     )
 }
 
