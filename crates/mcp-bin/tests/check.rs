@@ -27,9 +27,9 @@ const VERSION_1: &str = r#"{"version": 1, "id": "old", "steps": [{"id": "a", "ki
 fn scratch(test: &str, files: &[(&str, &str)]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("botmesh-check-it-{}-{test}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("subflows")).unwrap();
+    std::fs::create_dir_all(dir.join("subflows")).expect("the temp dir is writable");
     for (name, text) in files {
-        std::fs::write(dir.join(name), text).unwrap();
+        std::fs::write(dir.join(name), text).expect("the temp dir is writable");
     }
     dir
 }
@@ -40,15 +40,15 @@ fn check(dir: &PathBuf, args: &[&str]) -> Output {
         .args(args)
         .current_dir(dir)
         .output()
-        .unwrap()
+        .expect("the binary runs")
 }
 
 fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
 }
 
 fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
 }
 
 #[test]
