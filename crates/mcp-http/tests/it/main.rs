@@ -1,1 +1,254 @@
-//! Integration tests.
+//! Integration tests: a real server on a loopback port, raw HTTP/1.1 over `TcpStream`.
+//!
+//! Each test starts its own server on port 0 and stops it at the end; requests are written by
+//! hand so every header (or its absence) is under the test's control.
+#![expect(
+    clippy::unwrap_used,
+    reason = "test helpers outside #[test] functions panic on unexpected replies by design"
+)]
+mod limits;
+mod safety;
+mod transport;
+
+use botmesh_mcp::{ServerOptions, create_mcp_server};
+use botmesh_mcp_http::{Error, HttpOptions, serve_until};
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// A running server; stopped (gracefully) on drop.
+pub(crate) struct Server {
+    pub(crate) addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<JoinHandle<Result<(), Error>>>,
+}
+
+impl Server {
+    pub(crate) fn start(options: HttpOptions) -> Server {
+        Self::start_with(ServerOptions::default(), options)
+    }
+
+    pub(crate) fn start_with(server: ServerOptions, options: HttpOptions) -> Server {
+        capture_logs();
+        let options = options.with_addr("127.0.0.1:0".parse().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let server = create_mcp_server(server);
+        let thread = std::thread::spawn(move || {
+            serve_until(
+                server,
+                options,
+                async move {
+                    let _ = stopped.await;
+                },
+                move |addr| tx.send(addr).unwrap(),
+            )
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("server did not start");
+        Server {
+            addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+
+    /// Asks for a graceful shutdown and waits for `serve_until` to return.
+    pub(crate) fn stop(mut self) -> Result<(), Error> {
+        self.stop_inner()
+    }
+
+    fn stop_inner(&mut self) -> Result<(), Error> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match self.thread.take() {
+            Some(thread) => thread.join().expect("server thread panicked"),
+            None => Ok(()),
+        }
+    }
+
+    pub(crate) fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.addr.port())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.stop_inner();
+    }
+}
+
+/// One parsed HTTP response.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: String,
+}
+
+impl Reply {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub(crate) fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", self.body))
+    }
+}
+
+/// Parses a complete `Connection: close` response.
+pub(crate) fn parse_reply(raw: &[u8]) -> Reply {
+    let text = String::from_utf8_lossy(raw).into_owned();
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("no head: {text:?}"));
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap();
+    let status = status_line.split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines
+        .map(|l| {
+            let (n, v) = l.split_once(':').unwrap();
+            (n.trim().to_owned(), v.trim().to_owned())
+        })
+        .collect();
+    Reply {
+        status,
+        headers,
+        body: body.to_owned(),
+    }
+}
+
+pub(crate) fn connect(addr: SocketAddr) -> TcpStream {
+    let stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+}
+
+pub(crate) fn read_all(stream: &mut TcpStream) -> Vec<u8> {
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    raw
+}
+
+/// Sends one request (adding `Host`, `Content-Length` and `Connection: close` unless given).
+pub(crate) fn request(
+    server: &Server,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Reply {
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    let has = |n: &str| headers.iter().any(|(h, _)| h.eq_ignore_ascii_case(n));
+    if !has("host") {
+        head.push_str(&format!("Host: {}\r\n", server.host()));
+    }
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    let mut stream = connect(server.addr);
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    parse_reply(&read_all(&mut stream))
+}
+
+pub(crate) const JSON: (&str, &str) = ("Content-Type", "application/json");
+pub(crate) const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
+
+/// A POST to `/mcp` with the usual `Accept` and `Content-Type` plus `extra` headers.
+pub(crate) fn post(server: &Server, extra: &[(&str, &str)], body: &Value) -> Reply {
+    let mut headers = vec![JSON, ACCEPT];
+    headers.extend_from_slice(extra);
+    request(server, "POST", "/mcp", &headers, &body.to_string())
+}
+
+pub(crate) fn initialize_message(revision: &str) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": revision,
+            "capabilities": {},
+            "clientInfo": { "name": "it", "version": "1" }
+        }
+    })
+}
+
+/// Opens a session at `revision` (with `extra` headers, e.g. a bearer token); returns its id.
+pub(crate) fn open_session(server: &Server, revision: &str, extra: &[(&str, &str)]) -> String {
+    let reply = post(server, extra, &initialize_message(revision));
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.json()["result"]["protocolVersion"], revision);
+    let id = reply
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let mut headers = extra.to_vec();
+    headers.push(("Mcp-Session-Id", &id));
+    let done = post(
+        server,
+        &headers,
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    assert_eq!(done.status, 202, "{done:?}");
+    id
+}
+
+pub(crate) fn call(id: u64, tool: &str, arguments: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": { "name": tool, "arguments": arguments }
+    })
+}
+
+pub(crate) fn small_flow() -> Value {
+    serde_json::from_str(botmesh_mcp::EXAMPLE_FLOW_DOCUMENT).unwrap()
+}
+
+/// Everything the server logged (all tests share one subscriber; filter by something unique).
+pub(crate) fn logs() -> String {
+    let buffer = LOGS.get().expect("capture installed");
+    String::from_utf8_lossy(&buffer.lock().unwrap()).into_owned()
+}
+
+static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+
+struct Capture(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn capture_logs() {
+    LOGS.get_or_init(|| {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let writer = buffer.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_max_level(tracing::Level::INFO)
+            .with_writer(move || Capture(writer.clone()))
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).unwrap();
+        buffer
+    });
+}
