@@ -84,12 +84,34 @@ pub(crate) enum Target {
     End,
 }
 
+/// Where an edge's label comes from; built into text only when a graph is described (lint
+/// never needs it).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Label<'a> {
+    /// A button or row title.
+    Title(&'a str),
+    /// A branch case's condition.
+    Condition(&'a Value),
+    /// A fixed text.
+    Fixed(&'static str),
+}
+
+impl Label<'_> {
+    pub(crate) fn text(self) -> String {
+        match self {
+            Self::Title(title) => title.to_owned(),
+            Self::Condition(condition) => condition_summary(condition),
+            Self::Fixed(text) => text.to_owned(),
+        }
+    }
+}
+
 /// One edge inside a flow.
 #[derive(Debug, Clone)]
-pub(crate) struct LocalEdge {
+pub(crate) struct LocalEdge<'a> {
     pub(crate) to: Target,
     pub(crate) kind: EdgeKind,
-    pub(crate) label: Option<String>,
+    pub(crate) label: Option<Label<'a>>,
 }
 
 /// One step of a compiled flow.
@@ -98,7 +120,7 @@ pub(crate) struct Step<'a> {
     pub(crate) id: &'a str,
     pub(crate) kind: Kind,
     pub(crate) value: &'a Value,
-    pub(crate) edges: Vec<LocalEdge>,
+    pub(crate) edges: Vec<LocalEdge<'a>>,
 }
 
 impl<'a> Step<'a> {
@@ -148,7 +170,7 @@ impl<'a> FlowSet<'a> {
     }
 }
 
-fn compile_flow(document: &Value) -> Flow<'_> {
+fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
     let id = document.get("id").and_then(Value::as_str).unwrap_or("");
     let raw: &[Value] = document
         .get("steps")
@@ -188,7 +210,7 @@ fn compile_flow(document: &Value) -> Flow<'_> {
             None => Some(following),
         };
         let mut edges = Vec::new();
-        let mut push = |to: Option<Target>, kind: EdgeKind, label: Option<String>| {
+        let mut push = |to: Option<Target>, kind: EdgeKind, label: Option<Label<'a>>| {
             if let Some(to) = to {
                 edges.push(LocalEdge { to, kind, label });
             }
@@ -216,14 +238,14 @@ fn compile_flow(document: &Value) -> Flow<'_> {
             }
             Kind::Branch => {
                 for case in array(step.value, "cases") {
-                    let label = case.get("when").map(condition_summary);
+                    let label = case.get("when").map(Label::Condition);
                     push(resolve(case.get("next")), EdgeKind::Case, label);
                 }
                 let to = match step.value.get("default") {
                     Some(default) => resolve(Some(default)),
                     None => Some(following),
                 };
-                push(to, EdgeKind::Default, Some("default".to_owned()));
+                push(to, EdgeKind::Default, Some(Label::Fixed("default")));
             }
             Kind::Ask => {
                 push(successor, EdgeKind::Next, None);
@@ -232,7 +254,7 @@ fn compile_flow(document: &Value) -> Flow<'_> {
                     push(
                         to,
                         EdgeKind::RetryExhausted,
-                        Some("retries exhausted".to_owned()),
+                        Some(Label::Fixed("retries exhausted")),
                     );
                 }
             }
@@ -258,11 +280,11 @@ fn array<'v>(value: &'v Value, key: &str) -> &'v [Value] {
         .map_or(&[], Vec::as_slice)
 }
 
-fn title(option: &Value) -> Option<String> {
+fn title(option: &Value) -> Option<Label<'_>> {
     option
         .get("title")
         .and_then(Value::as_str)
-        .map(str::to_owned)
+        .map(Label::Title)
 }
 
 /// The node label of a step: its main text, or a short description for steps without one.

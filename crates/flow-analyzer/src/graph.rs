@@ -182,7 +182,7 @@ pub(crate) fn describe_set(set: &FlowSet<'_>) -> Graph {
                     to: id_of(edge.to),
                     to_flow: None,
                     kind: edge.kind,
-                    label: edge.label.clone(),
+                    label: edge.label.map(crate::flow::Label::text),
                 });
             }
         }

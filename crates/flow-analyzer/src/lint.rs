@@ -506,12 +506,13 @@ fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
         let mut titles: Vec<(String, String)> = Vec::new();
         let mut check_title = |sink: &mut Sink<'_, '_>,
                                option: &Value,
-                               path: String,
+                               path: &dyn Fn() -> String,
                                what: &str| {
             let Some(title) = option.get("title").and_then(Value::as_str) else {
                 return;
             };
             let folded = title.trim().to_lowercase();
+            let path = path();
             if let Some((_, first)) = titles.iter().find(|(t, _)| *t == folded) {
                 let message = format!(
                     "{what} title \"{title}\" repeats the title at {first} (ignoring case); give each {what} a distinct title"
@@ -528,7 +529,7 @@ fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
                     check_title(
                         sink,
                         button,
-                        format!("/steps/{i}/buttons/{j}/title"),
+                        &|| format!("/steps/{i}/buttons/{j}/title"),
                         "button",
                     );
                 }
@@ -538,8 +539,8 @@ fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
                 for (s, section) in sections.into_iter().flatten().enumerate() {
                     let rows = section.get("rows").and_then(Value::as_array);
                     for (r, row) in rows.into_iter().flatten().enumerate() {
-                        let path = format!("/steps/{i}/sections/{s}/rows/{r}/title");
-                        check_title(sink, row, path, "row");
+                        let path = || format!("/steps/{i}/sections/{s}/rows/{r}/title");
+                        check_title(sink, row, &path, "row");
                     }
                 }
             }

@@ -34,9 +34,14 @@ pub(crate) struct Uses<'a> {
 pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
     let mut uses = Uses::default();
     for (index, step) in flow.steps.iter().enumerate() {
-        let base = format!("/steps/{index}");
-        let mut scan = |text: &'a Value, path: String| {
+        let base = || format!("/steps/{index}");
+        // Paths are built only when a text holds a placeholder.
+        let mut scan = |text: &'a Value, path: &dyn Fn() -> String| {
             let Some(text) = text.as_str() else { return };
+            if !text.contains("{{") {
+                return;
+            }
+            let path = path();
             for found in placeholders(text) {
                 match found {
                     Placeholder::Name(name) => uses.reads.push(Use {
@@ -52,28 +57,32 @@ pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
                 }
             }
         };
-        let field = |key: &str| step.value.get(key).map(|v| (v, format!("{base}/{key}")));
+        let field = |key: &'static str| {
+            step.value
+                .get(key)
+                .map(|v| (v, move || format!("/steps/{index}/{key}")))
+        };
         match step.kind {
             Kind::Message | Kind::Buttons | Kind::List | Kind::Ask | Kind::Handoff | Kind::End => {
                 if let Some((value, path)) = field("text") {
-                    scan(value, path);
+                    scan(value, &path);
                 }
             }
             Kind::Media => {
                 if let Some((value, path)) = field("caption") {
-                    scan(value, path);
+                    scan(value, &path);
                 }
             }
             Kind::Template => {
                 if let Some(parameters) = step.value.get("parameters").and_then(Value::as_array) {
                     for (i, parameter) in parameters.iter().enumerate() {
-                        scan(parameter, format!("{base}/parameters/{i}"));
+                        scan(parameter, &|| format!("/steps/{index}/parameters/{i}"));
                     }
                 }
             }
             Kind::Set => {
                 if let Some((value, path)) = field("value") {
-                    scan(value, path);
+                    scan(value, &path);
                 }
             }
             _ => {}
@@ -83,7 +92,12 @@ pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
         {
             for (i, case) in cases.iter().enumerate() {
                 if let Some(when) = case.get("when") {
-                    condition_reads(when, &format!("{base}/cases/{i}/when"), index, &mut uses);
+                    condition_reads(
+                        when,
+                        &format!("{}/cases/{i}/when", base()),
+                        index,
+                        &mut uses,
+                    );
                 }
             }
         }
@@ -98,7 +112,7 @@ pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
             uses.writes.push(Use {
                 name,
                 step: index,
-                path: format!("{base}/{key}"),
+                path: format!("{}/{key}", base()),
             });
         }
     }
