@@ -539,3 +539,172 @@ fn not_json_names_the_source() {
     expect![[r#"flows/a.json is not JSON: key must be a string at line 1 column 3"#]]
         .assert_eq(&error.to_string());
 }
+
+mod properties {
+    //! Generated flows: the graph is consistent, the Mermaid text keeps its shape, and
+    //! `infinite-loop` agrees with a brute-force search; arbitrary JSON never panics.
+
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::assert_mermaid_shape;
+    use crate::*;
+
+    const PIECES: &[&str] = &[
+        "\"",
+        "[",
+        "]",
+        "(",
+        ")",
+        "{",
+        "}",
+        "|",
+        "#",
+        ";",
+        "<",
+        ">",
+        "`",
+        "\n",
+        "&",
+        "%%{init}%%",
+        "-->",
+        "end",
+        "graph",
+        "😀",
+        "e\u{301}",
+        " ",
+        "word",
+        "#quot;",
+        "{{name}}",
+        "{{",
+    ];
+
+    fn label() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(PIECES), 1..8).prop_map(|p| p.concat())
+    }
+
+    /// (kind, target, text) per step; targets index into the steps.
+    fn flow() -> impl Strategy<Value = Value> {
+        prop::collection::vec((0usize..7, any::<prop::sample::Index>(), label()), 1..14).prop_map(
+            |specs| {
+                let count = specs.len();
+                let id = |i: usize| format!("s{i}");
+                let steps: Vec<Value> = specs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (kind, target, text))| {
+                        let to = id(target.index(count));
+                        match kind {
+                            0 => json!({"id": id(i), "kind": "message", "text": text, "next": to}),
+                            1 => json!({"id": id(i), "kind": "message", "text": text}),
+                            2 => json!({"id": id(i), "kind": "ask", "text": text, "save": "name", "next": to}),
+                            3 => json!({"id": id(i), "kind": "buttons", "text": text, "buttons": [
+                                {"id": "a", "title": "A", "next": to}, {"id": "b", "title": "B"}]}),
+                            4 => json!({"id": id(i), "kind": "branch", "cases": [
+                                {"when": {"var": "name", "op": "eq", "value": text}, "next": to}]}),
+                            5 => json!({"id": id(i), "kind": "set", "var": "name", "value": text, "next": to}),
+                            _ => json!({"id": id(i), "kind": "end", "text": text}),
+                        }
+                    })
+                    .collect();
+                json!({"version": 2, "id": "prop", "steps": steps})
+            },
+        )
+    }
+
+    /// Brute force: is step `start` on a cycle of steps that do not wait?
+    fn on_quiet_cycle(graph: &FlowGraph, start: &str) -> bool {
+        let quiet = |id: &str| {
+            graph
+                .nodes
+                .iter()
+                .any(|n| n.id == id && !n.waits && n.kind != "end" && n.kind != IMPLICIT_END)
+        };
+        if !quiet(start) {
+            return false;
+        }
+        let mut seen = vec![start.to_owned()];
+        let mut stack = vec![start.to_owned()];
+        while let Some(node) = stack.pop() {
+            for edge in graph.edges.iter().filter(|e| e.from == node) {
+                if edge.to == start {
+                    return true;
+                }
+                if quiet(&edge.to) && !seen.contains(&edge.to) {
+                    seen.push(edge.to.clone());
+                    stack.push(edge.to.clone());
+                }
+            }
+        }
+        false
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i32>().prop_map(|n| json!(n)),
+            prop::sample::select(vec![
+                "end", "next", "s0", "buttons", "branch", "subflow", "{{x"
+            ])
+            .prop_map(|s| json!(s)),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map(
+                    prop::sample::select(vec![
+                        "id", "kind", "steps", "next", "text", "buttons", "cases", "when", "flow",
+                        "default", "onFail", "save", "var", "title", "trigger", "keywords", "all",
+                    ]),
+                    inner,
+                    0..6
+                )
+                .prop_map(|m| Value::Object(
+                    m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+                )),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 256,
+            failure_persistence: None,
+            rng_seed: prop::test_runner::RngSeed::Fixed(0x00b0_7e5e),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn generated_flows_render_and_lint_consistently(document in flow()) {
+            let graph = describe(&[&document]);
+            let flow = &graph.flows[0];
+            let steps = document["steps"].as_array().unwrap().len();
+            let falls_off = flow.edges.iter().any(|e| e.to == IMPLICIT_END);
+            prop_assert_eq!(flow.nodes.len(), steps + usize::from(falls_off));
+            for edge in &flow.edges {
+                prop_assert!(flow.nodes.iter().any(|n| n.id == edge.from));
+                prop_assert!(flow.nodes.iter().any(|n| n.id == edge.to));
+            }
+            for direction in Direction::ALL {
+                assert_mermaid_shape(&render_mermaid(&graph, direction));
+            }
+            let diagnostics = lint(&[&document]);
+            let loops: Vec<&Diagnostic> =
+                diagnostics.iter().filter(|d| d.code == Code::InfiniteLoop).collect();
+            let any_cycle = flow.nodes.iter().any(|n| on_quiet_cycle(flow, &n.id));
+            prop_assert_eq!(!loops.is_empty(), any_cycle);
+            for d in loops {
+                prop_assert!(on_quiet_cycle(flow, d.step.as_deref().unwrap()));
+            }
+        }
+
+        #[test]
+        fn arbitrary_json_never_panics(first in json_value(), second in json_value()) {
+            let graph = describe(&[&first, &second]);
+            let _ = render_mermaid(&graph, Direction::LR);
+            let _ = lint(&[&first, &second]);
+            let _ = analyze(&first, std::slice::from_ref(&second), Format::Json, Direction::TD);
+        }
+    }
+}
