@@ -15,6 +15,9 @@ const sdkVersion = JSON.parse(
   readFileSync(new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url), 'utf8'),
 ).version
 
+// Version lockstep: the server must report the version the npm packages carry.
+const packageVersion = JSON.parse(readFileSync(new URL('../../npm/mcp/package.json', import.meta.url), 'utf8')).version
+
 const VALID_DOCUMENT = {
   version: 2,
   id: 'ts_client_check',
@@ -66,6 +69,7 @@ async function main() {
     check(negotiated === expect, `negotiated protocol version ${negotiated}, expected ${expect}`)
     const server = client.getServerVersion()
     check(server?.name === 'botmesh-mcp', `unexpected serverInfo.name ${server?.name}`)
+    check(server.version === packageVersion, `serverInfo.version ${server.version}, npm/mcp/package.json has ${packageVersion}`)
     check(client.getServerCapabilities()?.tools, 'server does not advertise tools')
 
     const { tools } = await client.listTools()
