@@ -12,13 +12,30 @@ mod limits;
 mod migrate;
 mod model;
 mod schema;
+mod suggest;
 mod validate;
 
 pub use canonical::{Digest, canonical_json, digest};
 pub use diff::{ChangedStep, Diff, diff};
 pub use error::Error;
 pub use example::EXAMPLE_FLOW_DOCUMENT;
-pub use limits::*;
+pub use limits::{
+    BUILT_IN_VARIABLES, CURRENT_VERSION, DEFAULT_RETRIES, FLOW_ID_PATTERN, HANDLER_PATTERN,
+    LOCALE_PATTERN, MAX_ARGS_DEPTH, MAX_BUTTON_ID, MAX_BUTTON_TITLE, MAX_BUTTONS, MAX_CAPTION,
+    MAX_CASES, MAX_CONDITION_CHILDREN, MAX_CONDITION_DEPTH, MAX_DELAY_SECONDS, MAX_FILENAME,
+    MAX_FLOW_ID, MAX_HEADER, MAX_IN_VALUES, MAX_KEYWORD, MAX_KEYWORDS, MAX_LATITUDE,
+    MAX_LIST_BUTTON, MAX_LIST_ROWS, MAX_LOCATION_ADDRESS, MAX_LOCATION_NAME, MAX_LONGITUDE,
+    MAX_METADATA_DESCRIPTION, MAX_METADATA_TITLE, MAX_QUEUE, MAX_RETRIES, MAX_ROW_DESCRIPTION,
+    MAX_ROW_ID, MAX_ROW_TITLE, MAX_SECTION_ROWS, MAX_SECTION_TITLE, MAX_SECTIONS, MAX_SHORT_TEXT,
+    MAX_STEP_ID, MAX_STEPS, MAX_TAG, MAX_TAGS, MAX_TEMPLATE_PARAMETER, MAX_TEMPLATE_PARAMETERS,
+    MAX_TEXT, MAX_URL, MAX_VARIABLE_DESCRIPTION, MAX_VARIABLE_NAME, MAX_VARIABLES,
+    MIN_DELAY_SECONDS, MIN_KEYWORDS, MIN_STEPS, STEP_ID_PATTERN, TEMPLATE_LANGUAGE_PATTERN,
+    TEMPLATE_NAME_PATTERN, URL_PATTERN, VARIABLE_NAME_PATTERN,
+};
 pub use migrate::{AppliedStep, Migration, migrate};
+pub use model::{
+    Button, Case, Comparison, Condition, FlowDocument, InputKind, MatchMode, MediaKind, Metadata,
+    Row, Scalar, Section, Step, Trigger, Variable,
+};
 pub use schema::{json_schema, json_schema_string, limits_json, step_kinds};
 pub use validate::{Issue, Summary, Validation, validate};

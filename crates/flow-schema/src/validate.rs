@@ -1,5 +1,31 @@
-//! Validation (skeleton until the flow-schema issue fills it in).
+//! Validation: every problem of a document, in document order, each with an RFC 6901 pointer and
+//! one short sentence naming the rule.
+//!
+//! The checks are hand-written over `serde_json::Value` (not serde errors, which stop at the
+//! first problem). "Document order" is: an object's own problems (missing properties) first,
+//! then its known properties in the order of the specification's tables, then its unknown
+//! properties sorted by name; array elements in index order. Reference integrity (unique ids,
+//! targets that exist, built-ins not written) is checked in the same pass, after a first pass
+//! that collects the step ids.
 use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::limits::{
+    BUILT_IN_VARIABLES, CURRENT_VERSION, MAX_ARGS_DEPTH, MAX_BUTTON_ID, MAX_BUTTON_TITLE,
+    MAX_BUTTONS, MAX_CAPTION, MAX_CASES, MAX_CONDITION_CHILDREN, MAX_CONDITION_DEPTH,
+    MAX_DELAY_SECONDS, MAX_FILENAME, MAX_HEADER, MAX_IN_VALUES, MAX_KEYWORD, MAX_KEYWORDS,
+    MAX_LATITUDE, MAX_LIST_BUTTON, MAX_LIST_ROWS, MAX_LOCATION_ADDRESS, MAX_LOCATION_NAME,
+    MAX_LONGITUDE, MAX_METADATA_DESCRIPTION, MAX_METADATA_TITLE, MAX_QUEUE, MAX_RETRIES,
+    MAX_ROW_DESCRIPTION, MAX_ROW_ID, MAX_ROW_TITLE, MAX_SECTION_ROWS, MAX_SECTION_TITLE,
+    MAX_SECTIONS, MAX_SHORT_TEXT, MAX_STEPS, MAX_TAG, MAX_TAGS, MAX_TEMPLATE_PARAMETER,
+    MAX_TEMPLATE_PARAMETERS, MAX_TEXT, MAX_URL, MAX_VARIABLE_DESCRIPTION, MAX_VARIABLES,
+    MIN_DELAY_SECONDS, MIN_KEYWORDS, MIN_STEPS,
+};
+use crate::suggest::{closest, closest_property, did_you_mean};
+
+#[cfg(test)]
+mod tests;
 
 /// One problem in a document.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -35,11 +61,1124 @@ pub struct Validation {
     pub summary: Option<Summary>,
 }
 
-/// Validates a document (skeleton: accepts everything).
-pub fn validate(_document: &serde_json::Value) -> Validation {
-    Validation {
-        valid: true,
+/// The 14 step kinds, in the order of the specification (and of the schema's `oneOf`).
+pub(crate) const STEP_KINDS: [&str; 14] = [
+    "message", "media", "buttons", "list", "template", "location", "ask", "branch", "set", "delay",
+    "action", "subflow", "handoff", "end",
+];
+
+const TOP_LEVEL: [&str; 7] = [
+    "$schema",
+    "version",
+    "id",
+    "metadata",
+    "trigger",
+    "variables",
+    "steps",
+];
+const METADATA: [&str; 4] = ["title", "description", "locale", "tags"];
+const TRIGGER: [&str; 3] = ["keywords", "match", "fallback"];
+const MATCH_MODES: [&str; 3] = ["exact", "contains", "startsWith"];
+const VARIABLE: [&str; 3] = ["type", "default", "description"];
+const VARIABLE_TYPES: [&str; 3] = ["string", "number", "boolean"];
+const MEDIA_KINDS: [&str; 5] = ["image", "video", "audio", "document", "sticker"];
+const INPUT_KINDS: [&str; 6] = ["text", "number", "email", "phone", "date", "yesno"];
+const BUTTON: [&str; 3] = ["id", "title", "next"];
+const SECTION: [&str; 2] = ["title", "rows"];
+const ROW: [&str; 4] = ["id", "title", "description", "next"];
+const CASE: [&str; 2] = ["when", "next"];
+const LEAF: [&str; 3] = ["var", "op", "value"];
+const OPS: [&str; 11] = [
+    "eq",
+    "ne",
+    "lt",
+    "lte",
+    "gt",
+    "gte",
+    "contains",
+    "startsWith",
+    "matches",
+    "exists",
+    "in",
+];
+
+/// The properties of a step of each kind, in the order they are checked.
+fn step_fields(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "message" => &["id", "kind", "text", "next"],
+        "media" => &["id", "kind", "media", "url", "caption", "filename", "next"],
+        "buttons" => &["id", "kind", "text", "buttons", "header", "footer", "next"],
+        "list" => &[
+            "id", "kind", "text", "button", "sections", "header", "footer", "next",
+        ],
+        "template" => &["id", "kind", "name", "language", "parameters", "next"],
+        "location" => &[
+            "id",
+            "kind",
+            "latitude",
+            "longitude",
+            "name",
+            "address",
+            "next",
+        ],
+        "ask" => &[
+            "id",
+            "kind",
+            "text",
+            "save",
+            "input",
+            "pattern",
+            "retries",
+            "retryText",
+            "onFail",
+            "next",
+        ],
+        "branch" => &["id", "kind", "cases", "default"],
+        "set" => &["id", "kind", "var", "value", "next"],
+        "delay" => &["id", "kind", "seconds", "typing", "next"],
+        "action" => &["id", "kind", "handler", "args", "save", "next"],
+        "subflow" => &["id", "kind", "flow", "next"],
+        "handoff" => &["id", "kind", "queue", "text"],
+        "end" => &["id", "kind", "text"],
+        _ => &["id", "kind"],
+    }
+}
+
+/// The required properties of a step of each kind (besides `id` and `kind`).
+fn step_required(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "message" => &["text"],
+        "media" => &["media", "url"],
+        "buttons" => &["text", "buttons"],
+        "list" => &["text", "button", "sections"],
+        "template" => &["name", "language"],
+        "location" => &["latitude", "longitude"],
+        "ask" => &["text", "save"],
+        "branch" => &["cases"],
+        "set" => &["var", "value"],
+        "delay" => &["seconds"],
+        "action" => &["handler"],
+        "subflow" => &["flow"],
+        _ => &[],
+    }
+}
+
+/// Names and codes with a fixed pattern.
+#[derive(Clone, Copy)]
+enum Shape {
+    FlowId,
+    StepId,
+    Variable,
+    Locale,
+    TemplateName,
+    TemplateLanguage,
+    Handler,
+}
+
+impl Shape {
+    fn matches(self, s: &str) -> bool {
+        let b = s.as_bytes();
+        let lower = |c: &u8| c.is_ascii_lowercase();
+        let upper = |c: &u8| c.is_ascii_uppercase();
+        match self {
+            Shape::FlowId => {
+                (1..=64).contains(&b.len())
+                    && lower(&b[0])
+                    && b[1..]
+                        .iter()
+                        .all(|c| lower(c) || c.is_ascii_digit() || *c == b'_' || *c == b'-')
+            }
+            Shape::StepId => {
+                (1..=64).contains(&b.len())
+                    && b[0].is_ascii_alphabetic()
+                    && b[1..]
+                        .iter()
+                        .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
+            }
+            Shape::Variable => {
+                (1..=64).contains(&b.len())
+                    && (lower(&b[0]) || b[0] == b'_')
+                    && b[1..]
+                        .iter()
+                        .all(|c| lower(c) || c.is_ascii_digit() || *c == b'_')
+            }
+            Shape::Locale | Shape::TemplateLanguage => {
+                let separator = if matches!(self, Shape::Locale) {
+                    b'-'
+                } else {
+                    b'_'
+                };
+                let (language, region) = match b.iter().position(|c| *c == separator) {
+                    Some(at) => (&b[..at], Some(&b[at + 1..])),
+                    None => (b, None),
+                };
+                (2..=3).contains(&language.len())
+                    && language.iter().all(lower)
+                    && region.is_none_or(|r| r.len() == 2 && r.iter().all(upper))
+            }
+            Shape::TemplateName => {
+                (1..=512).contains(&b.len())
+                    && b.iter()
+                        .all(|c| lower(c) || c.is_ascii_digit() || *c == b'_')
+            }
+            Shape::Handler => {
+                (1..=128).contains(&b.len())
+                    && b[0].is_ascii_alphabetic()
+                    && b[1..]
+                        .iter()
+                        .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
+            }
+        }
+    }
+
+    fn rule(self) -> &'static str {
+        match self {
+            Shape::FlowId => {
+                "must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, \"_\" or \"-\""
+            }
+            Shape::StepId => {
+                "must be a step id: a letter, then up to 63 letters, digits, \"_\" or \"-\""
+            }
+            Shape::Variable => {
+                "must be a variable name: a lowercase letter or \"_\", then up to 63 lowercase letters, digits or \"_\""
+            }
+            Shape::Locale => "must be a locale such as \"en\" or \"pt-BR\"",
+            Shape::TemplateName => {
+                "must be a template name of 1-512 lowercase letters, digits or \"_\""
+            }
+            Shape::TemplateLanguage => "must be a template language such as \"en\" or \"pt_BR\"",
+            Shape::Handler => {
+                "must be a handler name: a letter, then up to 127 letters, digits, \"_\" or \".\""
+            }
+        }
+    }
+}
+
+/// Validates a document against the version 2 contract: shape and reference integrity.
+///
+/// Never panics, whatever the JSON. A document whose `version` is not 2 gets exactly one issue,
+/// at `/version`, that says to migrate it first.
+pub fn validate(document: &Value) -> Validation {
+    let mut v = Validator {
         issues: Vec::new(),
-        summary: None,
+        path: String::new(),
+        step_ids: BTreeMap::new(),
+        step_order: Vec::new(),
+    };
+    let Some(root) = document.as_object() else {
+        v.issue("must be an object (a flow document)".to_owned());
+        return v.finish(document);
+    };
+    if let Some(message) = version_problem(root.get("version")) {
+        v.path.push_str("/version");
+        v.issue(message);
+        return v.finish(document);
+    }
+    v.document(root);
+    v.finish(document)
+}
+
+/// Why `version` is not the current version, or `None` when it is.
+fn version_problem(version: Option<&Value>) -> Option<String> {
+    let Some(version) = version else {
+        return Some(
+            "document has no version (read as version 0), the current version is 2: call flow_migrate first"
+                .to_owned(),
+        );
+    };
+    match as_integer(version) {
+        Some(n) if n == CURRENT_VERSION as f64 => None,
+        Some(n) if n == 0.0 || n == 1.0 => Some(format!(
+            "document version is {n}, the current version is 2: call flow_migrate first"
+        )),
+        _ => Some(format!(
+            "unsupported version {version}: the current version is 2 (call flow_migrate to upgrade versions 0 and 1)"
+        )),
+    }
+}
+
+/// The value of a JSON number with no fractional part (`2`, `2.0`, `2e0`).
+fn as_integer(value: &Value) -> Option<f64> {
+    let n = value.as_number()?;
+    if n.is_i64() || n.is_u64() {
+        return n.as_f64();
+    }
+    n.as_f64().filter(|f| f.fract() == 0.0)
+}
+
+/// Appends a JSON Pointer reference token, escaped as RFC 6901 says.
+fn push_token(path: &mut String, token: &str) {
+    path.push('/');
+    for c in token.chars() {
+        match c {
+            '~' => path.push_str("~0"),
+            '/' => path.push_str("~1"),
+            c => path.push(c),
+        }
+    }
+}
+
+fn quoted_list(items: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('"');
+        out.push_str(item);
+        out.push('"');
+    }
+    out
+}
+
+fn is_scalar(value: &Value) -> bool {
+    !matches!(value, Value::Array(_) | Value::Object(_))
+}
+
+struct Validator<'d> {
+    issues: Vec<Issue>,
+    path: String,
+    /// Step id → index of its first step.
+    step_ids: BTreeMap<&'d str, usize>,
+    /// Step ids in document order (first occurrences), for suggestions.
+    step_order: Vec<&'d str>,
+}
+
+impl<'d> Validator<'d> {
+    fn finish(self, document: &Value) -> Validation {
+        let valid = self.issues.is_empty();
+        let summary = valid.then(|| summary(document));
+        Validation {
+            valid,
+            issues: self.issues,
+            summary,
+        }
+    }
+
+    fn issue(&mut self, message: String) {
+        self.issues.push(Issue {
+            path: self.path.clone(),
+            message,
+        });
+    }
+
+    fn issue_at(&mut self, token: &str, message: String) {
+        let mark = self.push(token);
+        self.issue(message);
+        self.pop(mark);
+    }
+
+    fn push(&mut self, token: &str) -> usize {
+        let mark = self.path.len();
+        push_token(&mut self.path, token);
+        mark
+    }
+
+    fn push_index(&mut self, index: usize) -> usize {
+        let mark = self.path.len();
+        self.path.push('/');
+        self.path.push_str(itoa(index).as_str());
+        mark
+    }
+
+    fn pop(&mut self, mark: usize) {
+        self.path.truncate(mark);
+    }
+
+    /// Runs `check` on `object[key]`, when present, with the path pointing at it.
+    fn field(
+        &mut self,
+        object: &'d Map<String, Value>,
+        key: &str,
+        check: impl FnOnce(&mut Self, &'d Value),
+    ) {
+        if let Some(value) = object.get(key) {
+            let mark = self.push(key);
+            check(self, value);
+            self.pop(mark);
+        }
+    }
+
+    /// Runs `check` on each element of an array, with the path pointing at it.
+    fn each(&mut self, items: &'d [Value], mut check: impl FnMut(&mut Self, usize, &'d Value)) {
+        for (index, item) in items.iter().enumerate() {
+            let mark = self.push_index(index);
+            check(self, index, item);
+            self.pop(mark);
+        }
+    }
+
+    fn required(&mut self, object: &Map<String, Value>, keys: &[&str]) {
+        for key in keys {
+            if !object.contains_key(*key) {
+                self.issue(format!("missing required property \"{key}\""));
+            }
+        }
+    }
+
+    /// Reports every property not in `allowed`, sorted by name.
+    fn unknown(&mut self, object: &Map<String, Value>, allowed: &[&str]) {
+        let mut unknown: Vec<&str> = object
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !allowed.contains(k))
+            .collect();
+        if unknown.is_empty() {
+            return;
+        }
+        unknown.sort_unstable();
+        for key in unknown {
+            let hint = did_you_mean(closest_property(key, allowed));
+            self.issue_at(key, format!("unknown property \"{key}\"{hint}"));
+        }
+    }
+
+    fn object(&mut self, value: &'d Value, what: &str) -> Option<&'d Map<String, Value>> {
+        let object = value.as_object();
+        if object.is_none() {
+            self.issue(format!("must be {what}"));
+        }
+        object
+    }
+
+    fn array(
+        &mut self,
+        value: &'d Value,
+        min: usize,
+        max: usize,
+        noun: &str,
+    ) -> Option<&'d [Value]> {
+        match value.as_array() {
+            Some(items) if (min..=max).contains(&items.len()) => Some(items),
+            Some(items) => {
+                self.issue(array_rule(min, max, noun));
+                // Still check the elements: each problem is reported.
+                Some(items)
+            }
+            None => {
+                self.issue(array_rule(min, max, noun));
+                None
+            }
+        }
+    }
+
+    /// A string of `min..=max` characters (Unicode scalar values).
+    fn text(&mut self, value: &'d Value, min: usize, max: usize) -> Option<&'d str> {
+        let s = value.as_str();
+        let ok = s.is_some_and(|s| {
+            let len = if max == usize::MAX && min <= 1 {
+                usize::from(!s.is_empty())
+            } else {
+                s.chars().count()
+            };
+            (min..=max).contains(&len)
+        });
+        if !ok {
+            self.issue(match (min, max) {
+                (0, usize::MAX) => "must be a string".to_owned(),
+                (1, usize::MAX) => "must be a non-empty string".to_owned(),
+                _ => format!("must be a string of {min}-{max} characters"),
+            });
+            return None;
+        }
+        s
+    }
+
+    fn name(&mut self, value: &'d Value, shape: Shape) -> Option<&'d str> {
+        match value.as_str() {
+            Some(s) if shape.matches(s) => Some(s),
+            _ => {
+                self.issue(shape.rule().to_owned());
+                None
+            }
+        }
+    }
+
+    fn one_of(&mut self, value: &'d Value, allowed: &[&str]) -> Option<&'d str> {
+        match value.as_str() {
+            Some(s) if allowed.contains(&s) => Some(s),
+            _ => {
+                self.issue(format!("must be one of {}", quoted_list(allowed)));
+                None
+            }
+        }
+    }
+
+    fn boolean(&mut self, value: &Value) {
+        if !value.is_boolean() {
+            self.issue("must be a boolean".to_owned());
+        }
+    }
+
+    fn integer(&mut self, value: &Value, min: u64, max: u64) {
+        let ok = as_integer(value).is_some_and(|n| n >= min as f64 && n <= max as f64);
+        if !ok {
+            self.issue(format!("must be an integer from {min} to {max}"));
+        }
+    }
+
+    fn number(&mut self, value: &Value, limit: f64) {
+        let ok = value
+            .as_f64()
+            .is_some_and(|n| (-limit..=limit).contains(&n));
+        if !ok {
+            self.issue(format!("must be a number from -{limit} to {limit}"));
+        }
+    }
+
+    /// A reference to a step: a step id that names a step of this document.
+    fn step_ref(&mut self, value: &'d Value, key: &str) {
+        let Some(id) = self.name(value, Shape::StepId) else {
+            return;
+        };
+        if !self.step_ids.contains_key(id) {
+            let hint = did_you_mean(closest(id, self.step_order.iter().copied()));
+            self.issue(format!("unknown step \"{id}\" in {key}{hint}"));
+        }
+    }
+
+    /// A variable written by a step: a variable name, not a built-in.
+    fn variable_write(&mut self, value: &'d Value) {
+        if let Some(name) = self.name(value, Shape::Variable)
+            && BUILT_IN_VARIABLES.contains(&name)
+        {
+            self.issue(format!(
+                "cannot write the built-in variable \"{name}\" (it is read-only)"
+            ));
+        }
+    }
+
+    /// Strings that must differ from each other (`metadata.tags`, `trigger.keywords`).
+    fn unique_strings(&mut self, items: &'d [Value], noun: &str) {
+        let base = self.path.clone();
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        self.each(items, |v, index, item| {
+            if let Some(s) = item.as_str() {
+                if let Some(first) = seen.get(s) {
+                    v.issue(format!(
+                        "duplicate {noun} \"{s}\" (first at {base}/{first})"
+                    ));
+                } else {
+                    seen.insert(s, index);
+                }
+            }
+        });
+    }
+
+    fn regex(&mut self, pattern: &str) {
+        if let Err(error) = regex_syntax::Parser::new().parse(pattern) {
+            let reason = match &error {
+                regex_syntax::Error::Parse(e) => e.kind().to_string(),
+                regex_syntax::Error::Translate(e) => e.kind().to_string(),
+                _ => "it does not parse".to_owned(),
+            };
+            self.issue(format!(
+                "must be a regular expression in RE2 syntax: {reason}"
+            ));
+        }
+    }
+
+    fn document(&mut self, root: &'d Map<String, Value>) {
+        self.collect_step_ids(root.get("steps"));
+        self.required(root, &["id", "steps"]);
+        self.field(root, "$schema", |v, value| {
+            v.text(value, 1, usize::MAX);
+        });
+        self.field(root, "id", |v, value| {
+            v.name(value, Shape::FlowId);
+        });
+        self.field(root, "metadata", Self::metadata);
+        self.field(root, "trigger", Self::trigger);
+        self.field(root, "variables", Self::variables);
+        self.field(root, "steps", |v, value| {
+            if let Some(steps) = v.array(value, MIN_STEPS, MAX_STEPS, "steps") {
+                v.each(steps, Self::step);
+            }
+        });
+        self.unknown(root, &TOP_LEVEL);
+    }
+
+    fn collect_step_ids(&mut self, steps: Option<&'d Value>) {
+        let Some(steps) = steps.and_then(Value::as_array) else {
+            return;
+        };
+        for (index, step) in steps.iter().enumerate() {
+            if let Some(id) = step.get("id").and_then(Value::as_str)
+                && Shape::StepId.matches(id)
+                && !self.step_ids.contains_key(id)
+            {
+                self.step_ids.insert(id, index);
+                self.step_order.push(id);
+            }
+        }
+    }
+
+    fn metadata(&mut self, value: &'d Value) {
+        let Some(object) = self.object(value, "an object") else {
+            return;
+        };
+        self.field(object, "title", |v, value| {
+            v.text(value, 1, MAX_METADATA_TITLE);
+        });
+        self.field(object, "description", |v, value| {
+            v.text(value, 1, MAX_METADATA_DESCRIPTION);
+        });
+        self.field(object, "locale", |v, value| {
+            v.name(value, Shape::Locale);
+        });
+        self.field(object, "tags", |v, value| {
+            if let Some(tags) = v.array(value, 0, MAX_TAGS, "tags") {
+                v.each(tags, |v, _, tag| {
+                    v.text(tag, 1, MAX_TAG);
+                });
+                v.unique_strings(tags, "tag");
+            }
+        });
+        self.unknown(object, &METADATA);
+    }
+
+    fn trigger(&mut self, value: &'d Value) {
+        let Some(object) = self.object(value, "an object") else {
+            return;
+        };
+        self.field(object, "keywords", |v, value| {
+            if let Some(keywords) = v.array(value, MIN_KEYWORDS, MAX_KEYWORDS, "keywords") {
+                v.each(keywords, |v, _, keyword| {
+                    v.text(keyword, 1, MAX_KEYWORD);
+                });
+                v.unique_strings(keywords, "keyword");
+            }
+        });
+        self.field(object, "match", |v, value| {
+            v.one_of(value, &MATCH_MODES);
+        });
+        self.field(object, "fallback", |v, value| v.boolean(value));
+        self.unknown(object, &TRIGGER);
+    }
+
+    fn variables(&mut self, value: &'d Value) {
+        let Some(object) = self.object(value, "an object of at most 100 variables") else {
+            return;
+        };
+        if object.len() > MAX_VARIABLES {
+            self.issue(format!(
+                "must be an object of at most {MAX_VARIABLES} variables"
+            ));
+        }
+        for (name, declaration) in object {
+            let mark = self.push(name);
+            if !Shape::Variable.matches(name) {
+                self.issue(format!(
+                    "invalid variable name \"{name}\": {}",
+                    Shape::Variable.rule()
+                ));
+            }
+            self.variable(declaration);
+            self.pop(mark);
+        }
+    }
+
+    fn variable(&mut self, value: &'d Value) {
+        let Some(object) = self.object(value, "an object with a \"type\"") else {
+            return;
+        };
+        self.required(object, &["type"]);
+        let mut kind = None;
+        self.field(object, "type", |v, value| {
+            kind = v.one_of(value, &VARIABLE_TYPES);
+        });
+        self.field(object, "default", |v, value| {
+            let ok = match kind {
+                Some("string") => value.is_string(),
+                Some("number") => value.is_number(),
+                Some("boolean") => value.is_boolean(),
+                _ => true,
+            };
+            if !ok {
+                v.issue(format!(
+                    "must be a {} (the declared type)",
+                    kind.unwrap_or_default()
+                ));
+            }
+        });
+        self.field(object, "description", |v, value| {
+            v.text(value, 1, MAX_VARIABLE_DESCRIPTION);
+        });
+        self.unknown(object, &VARIABLE);
+    }
+
+    fn step(&mut self, index: usize, value: &'d Value) {
+        let Some(object) = self.object(value, "an object (a step)") else {
+            return;
+        };
+        let kind = object.get("kind").and_then(Value::as_str);
+        let known_kind = kind.filter(|k| STEP_KINDS.contains(k));
+        let mut required: Vec<&str> = vec!["id", "kind"];
+        if let Some(kind) = known_kind {
+            required.extend_from_slice(step_required(kind));
+        }
+        self.required(object, &required);
+        self.field(object, "id", |v, value| {
+            if let Some(id) = v.name(value, Shape::StepId)
+                && let Some(first) = v.step_ids.get(id).copied().filter(|f| *f != index)
+            {
+                v.issue(format!(
+                    "duplicate step id \"{id}\" (first at /steps/{first})"
+                ));
+            }
+        });
+        self.field(object, "kind", |v, value| match value.as_str() {
+            Some(k) if STEP_KINDS.contains(&k) => {}
+            Some(k) => {
+                let message = match closest(k, STEP_KINDS) {
+                    Some(s) => format!("unknown step kind \"{k}\" (did you mean \"{s}\"?)"),
+                    None => format!(
+                        "unknown step kind \"{k}\": must be one of {}",
+                        quoted_list(&STEP_KINDS)
+                    ),
+                };
+                v.issue(message);
+            }
+            None => v.issue(format!("must be one of {}", quoted_list(&STEP_KINDS))),
+        });
+        let Some(kind) = known_kind else {
+            // Without a kind, the other properties cannot be judged; `next` still can.
+            self.field(object, "next", |v, value| v.step_ref(value, "next"));
+            return;
+        };
+        match kind {
+            "message" => self.field(object, "text", |v, value| {
+                v.text(value, 1, MAX_TEXT);
+            }),
+            "media" => self.media(object),
+            "buttons" => self.buttons(object),
+            "list" => self.list(object),
+            "template" => self.template(object),
+            "location" => self.location(object),
+            "ask" => self.ask(object),
+            "branch" => self.branch(object),
+            "set" => self.set(object),
+            "delay" => self.delay(object),
+            "action" => self.action(object),
+            "subflow" => self.field(object, "flow", |v, value| {
+                v.name(value, Shape::FlowId);
+            }),
+            "handoff" => {
+                self.field(object, "queue", |v, value| {
+                    v.text(value, 1, MAX_QUEUE);
+                });
+                self.field(object, "text", |v, value| {
+                    v.text(value, 1, MAX_SHORT_TEXT);
+                });
+            }
+            _ => self.field(object, "text", |v, value| {
+                v.text(value, 1, MAX_TEXT);
+            }),
+        }
+        let fields = step_fields(kind);
+        if fields.contains(&"next") {
+            self.field(object, "next", |v, value| v.step_ref(value, "next"));
+        }
+        self.step_unknown(object, kind, fields);
+    }
+
+    /// Unknown properties of a step: another kind's property is "not allowed" on this kind.
+    fn step_unknown(&mut self, object: &Map<String, Value>, kind: &str, fields: &[&str]) {
+        let mut unknown: Vec<&str> = object
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !fields.contains(k))
+            .collect();
+        unknown.sort_unstable();
+        for key in unknown {
+            let elsewhere = STEP_KINDS.iter().any(|k| step_fields(k).contains(&key));
+            let message = if elsewhere {
+                format!("\"{key}\" is not allowed on a {kind} step")
+            } else {
+                let hint = did_you_mean(closest_property(key, fields));
+                format!("unknown property \"{key}\"{hint}")
+            };
+            self.issue_at(key, message);
+        }
+    }
+
+    fn media(&mut self, object: &'d Map<String, Value>) {
+        let mut media = None;
+        self.field(object, "media", |v, value| {
+            media = v.one_of(value, &MEDIA_KINDS);
+        });
+        self.field(object, "url", |v, value| {
+            let ok = value.as_str().is_some_and(|url| {
+                url.chars().count() <= MAX_URL
+                    && url.len() > "https://".len()
+                    && url.starts_with("https://")
+                    && !url.chars().any(|c| c.is_whitespace() || c.is_control())
+            });
+            if !ok {
+                v.issue(format!(
+                    "must be an https:// URL of at most {MAX_URL} characters without spaces or control characters"
+                ));
+            }
+        });
+        self.field(object, "caption", |v, value| {
+            if let Some(m @ ("audio" | "sticker")) = media {
+                v.issue(format!("\"caption\" is not allowed for {m} media"));
+            } else {
+                v.text(value, 1, MAX_CAPTION);
+            }
+        });
+        self.field(object, "filename", |v, value| {
+            if media.is_some_and(|m| m != "document") {
+                v.issue("\"filename\" is only allowed for document media".to_owned());
+            } else {
+                v.text(value, 1, MAX_FILENAME);
+            }
+        });
+    }
+
+    fn header_footer(&mut self, object: &'d Map<String, Value>) {
+        for key in ["header", "footer"] {
+            self.field(object, key, |v, value| {
+                v.text(value, 1, MAX_HEADER);
+            });
+        }
+    }
+
+    fn buttons(&mut self, object: &'d Map<String, Value>) {
+        self.field(object, "text", |v, value| {
+            v.text(value, 1, MAX_SHORT_TEXT);
+        });
+        self.field(object, "buttons", |v, value| {
+            let Some(buttons) = v.array(value, 1, MAX_BUTTONS, "buttons") else {
+                return;
+            };
+            let mut seen: BTreeMap<&str, String> = BTreeMap::new();
+            v.each(buttons, |v, _, button| {
+                let Some(button) = v.object(button, "an object (a button)") else {
+                    return;
+                };
+                v.required(button, &["id", "title"]);
+                v.field(button, "id", |v, value| {
+                    if let Some(id) = v.text(value, 1, MAX_BUTTON_ID) {
+                        v.unique_id(&mut seen, id, "button");
+                    }
+                });
+                v.field(button, "title", |v, value| {
+                    v.text(value, 1, MAX_BUTTON_TITLE);
+                });
+                v.field(button, "next", |v, value| v.step_ref(value, "next"));
+                v.unknown(button, &BUTTON);
+            });
+        });
+        self.header_footer(object);
+    }
+
+    /// Button and row ids are unique within their step.
+    fn unique_id(&mut self, seen: &mut BTreeMap<&'d str, String>, id: &'d str, noun: &str) {
+        if let Some(first) = seen.get(id) {
+            self.issue(format!("duplicate {noun} id \"{id}\" (first at {first})"));
+        } else {
+            seen.insert(id, self.path.trim_end_matches("/id").to_owned());
+        }
+    }
+
+    fn list(&mut self, object: &'d Map<String, Value>) {
+        self.field(object, "text", |v, value| {
+            v.text(value, 1, MAX_TEXT);
+        });
+        self.field(object, "button", |v, value| {
+            v.text(value, 1, MAX_LIST_BUTTON);
+        });
+        self.field(object, "sections", |v, value| {
+            let Some(sections) = v.array(value, 1, MAX_SECTIONS, "sections") else {
+                return;
+            };
+            let rows_in_all: usize = sections
+                .iter()
+                .filter_map(|s| s.get("rows").and_then(Value::as_array))
+                .map(Vec::len)
+                .sum();
+            if rows_in_all > MAX_LIST_ROWS {
+                v.issue(format!(
+                    "a list has at most {MAX_LIST_ROWS} rows in all sections together, found {rows_in_all}"
+                ));
+            }
+            let mut seen: BTreeMap<&str, String> = BTreeMap::new();
+            v.each(sections, |v, _, section| {
+                let Some(section) = v.object(section, "an object (a section)") else {
+                    return;
+                };
+                v.required(section, &["rows"]);
+                v.field(section, "title", |v, value| {
+                    v.text(value, 1, MAX_SECTION_TITLE);
+                });
+                v.field(section, "rows", |v, value| {
+                    let Some(rows) = v.array(value, 1, MAX_SECTION_ROWS, "rows") else {
+                        return;
+                    };
+                    v.each(rows, |v, _, row| v.row(row, &mut seen));
+                });
+                v.unknown(section, &SECTION);
+            });
+        });
+        self.header_footer(object);
+    }
+
+    fn row(&mut self, row: &'d Value, seen: &mut BTreeMap<&'d str, String>) {
+        let Some(row) = self.object(row, "an object (a row)") else {
+            return;
+        };
+        self.required(row, &["id", "title"]);
+        self.field(row, "id", |v, value| {
+            if let Some(id) = v.text(value, 1, MAX_ROW_ID) {
+                v.unique_id(seen, id, "row");
+            }
+        });
+        self.field(row, "title", |v, value| {
+            v.text(value, 1, MAX_ROW_TITLE);
+        });
+        self.field(row, "description", |v, value| {
+            v.text(value, 1, MAX_ROW_DESCRIPTION);
+        });
+        self.field(row, "next", |v, value| v.step_ref(value, "next"));
+        self.unknown(row, &ROW);
+    }
+
+    fn template(&mut self, object: &'d Map<String, Value>) {
+        self.field(object, "name", |v, value| {
+            v.name(value, Shape::TemplateName);
+        });
+        self.field(object, "language", |v, value| {
+            v.name(value, Shape::TemplateLanguage);
+        });
+        self.field(object, "parameters", |v, value| {
+            if let Some(parameters) = v.array(value, 0, MAX_TEMPLATE_PARAMETERS, "parameters") {
+                v.each(parameters, |v, _, parameter| {
+                    v.text(parameter, 1, MAX_TEMPLATE_PARAMETER);
+                });
+            }
+        });
+    }
+
+    fn location(&mut self, object: &'d Map<String, Value>) {
+        self.field(object, "latitude", |v, value| v.number(value, MAX_LATITUDE));
+        self.field(object, "longitude", |v, value| {
+            v.number(value, MAX_LONGITUDE);
+        });
+        self.field(object, "name", |v, value| {
+            v.text(value, 1, MAX_LOCATION_NAME);
+        });
+        self.field(object, "address", |v, value| {
+            v.text(value, 1, MAX_LOCATION_ADDRESS);
+        });
+    }
+
+    fn ask(&mut self, object: &'d Map<String, Value>) {
+        self.field(object, "text", |v, value| {
+            v.text(value, 1, MAX_TEXT);
+        });
+        self.field(object, "save", Self::variable_write);
+        let mut input = Some("text");
+        self.field(object, "input", |v, value| {
+            input = v.one_of(value, &INPUT_KINDS);
+        });
+        self.field(object, "pattern", |v, value| {
+            if input.is_some_and(|i| i != "text") {
+                v.issue("\"pattern\" is only allowed with input \"text\"".to_owned());
+            } else if let Some(pattern) = v.text(value, 1, usize::MAX) {
+                v.regex(pattern);
+            }
+        });
+        self.field(object, "retries", |v, value| {
+            v.integer(value, 0, MAX_RETRIES);
+        });
+        self.field(object, "retryText", |v, value| {
+            v.text(value, 1, MAX_SHORT_TEXT);
+        });
+        self.field(object, "onFail", |v, value| v.step_ref(value, "onFail"));
+    }
+
+    fn branch(&mut self, object: &'d Map<String, Value>) {
+        self.field(object, "cases", |v, value| {
+            let Some(cases) = v.array(value, 1, MAX_CASES, "cases") else {
+                return;
+            };
+            v.each(cases, |v, _, case| {
+                let Some(case) = v.object(case, "an object with \"when\" and \"next\"") else {
+                    return;
+                };
+                v.required(case, &CASE);
+                v.field(case, "when", |v, value| v.condition(value, 1));
+                v.field(case, "next", |v, value| v.step_ref(value, "next"));
+                v.unknown(case, &CASE);
+            });
+        });
+        self.field(object, "default", |v, value| v.step_ref(value, "default"));
+    }
+
+    fn condition(&mut self, value: &'d Value, depth: usize) {
+        const CONDITION: &str = "a condition: an object with \"var\" and \"op\", or with one of \"all\", \"any\", \"not\"";
+        let Some(object) = self.object(value, CONDITION) else {
+            return;
+        };
+        if depth > MAX_CONDITION_DEPTH {
+            self.issue(format!(
+                "conditions nest at most {MAX_CONDITION_DEPTH} levels deep"
+            ));
+            return;
+        }
+        let composite: Vec<&str> = ["all", "any", "not"]
+            .into_iter()
+            .filter(|k| object.contains_key(*k))
+            .collect();
+        match composite.as_slice() {
+            [] => self.comparison(object),
+            [key] => {
+                if *key == "not" {
+                    self.field(object, "not", |v, value| v.condition(value, depth + 1));
+                } else {
+                    self.field(object, key, |v, value| {
+                        let Some(children) =
+                            v.array(value, 1, MAX_CONDITION_CHILDREN, "conditions")
+                        else {
+                            return;
+                        };
+                        v.each(children, |v, _, child| v.condition(child, depth + 1));
+                    });
+                }
+                self.unknown(object, &[key]);
+            }
+            _ => self.issue("must have exactly one of \"all\", \"any\", \"not\"".to_owned()),
+        }
+    }
+
+    fn comparison(&mut self, object: &'d Map<String, Value>) {
+        let mut required = vec!["var", "op"];
+        let op = object.get("op").and_then(Value::as_str);
+        if op.is_some_and(|op| op != "exists" && OPS.contains(&op)) {
+            required.push("value");
+        }
+        self.required(object, &required);
+        self.field(object, "var", |v, value| {
+            v.name(value, Shape::Variable);
+        });
+        let mut op = None;
+        self.field(object, "op", |v, value| {
+            op = v.one_of(value, &OPS);
+        });
+        self.field(object, "value", |v, value| match op {
+            Some("exists") => v.issue("\"value\" is not allowed with op \"exists\"".to_owned()),
+            Some("eq" | "ne") if !is_scalar(value) => {
+                v.issue("must be a string, number, boolean or null".to_owned());
+            }
+            Some("lt" | "lte" | "gt" | "gte") if !value.is_number() => {
+                v.issue("must be a number".to_owned());
+            }
+            Some("contains" | "startsWith") if !value.is_string() => {
+                v.issue("must be a string".to_owned());
+            }
+            Some("matches") => {
+                if let Some(pattern) = v.text(value, 1, usize::MAX) {
+                    v.regex(pattern);
+                }
+            }
+            Some("in") => {
+                let ok = value.as_array().is_some_and(|items| {
+                    (1..=MAX_IN_VALUES).contains(&items.len()) && items.iter().all(is_scalar)
+                });
+                if !ok {
+                    v.issue(format!(
+                        "must be an array of 1-{MAX_IN_VALUES} strings, numbers, booleans or nulls"
+                    ));
+                }
+            }
+            _ => {}
+        });
+        self.unknown(object, &LEAF);
+    }
+
+    fn set(&mut self, object: &'d Map<String, Value>) {
+        self.field(object, "var", Self::variable_write);
+        self.field(object, "value", |v, value| {
+            if !is_scalar(value) {
+                v.issue("must be a string, number, boolean or null".to_owned());
+            }
+        });
+    }
+
+    fn delay(&mut self, object: &'d Map<String, Value>) {
+        self.field(object, "seconds", |v, value| {
+            v.integer(value, MIN_DELAY_SECONDS, MAX_DELAY_SECONDS);
+        });
+        self.field(object, "typing", |v, value| v.boolean(value));
+    }
+
+    fn action(&mut self, object: &'d Map<String, Value>) {
+        self.field(object, "handler", |v, value| {
+            v.name(value, Shape::Handler);
+        });
+        self.field(object, "args", |v, value| {
+            if v.object(value, "an object").is_some() {
+                v.args_depth(value, 1);
+            }
+        });
+        self.field(object, "save", Self::variable_write);
+    }
+
+    /// Reports the first container nested deeper than the limit (and nothing below it).
+    fn args_depth(&mut self, value: &'d Value, depth: usize) -> bool {
+        if depth > MAX_ARGS_DEPTH {
+            self.issue(format!("args nest at most {MAX_ARGS_DEPTH} levels deep"));
+            return false;
+        }
+        let children: Box<dyn Iterator<Item = (Option<&str>, usize, &'d Value)>> = match value {
+            Value::Object(map) => Box::new(map.iter().map(|(k, v)| (Some(k.as_str()), 0, v))),
+            Value::Array(items) => Box::new(items.iter().enumerate().map(|(i, v)| (None, i, v))),
+            _ => return true,
+        };
+        for (key, index, child) in children {
+            if !matches!(child, Value::Object(_) | Value::Array(_)) {
+                continue;
+            }
+            let mark = match key {
+                Some(key) => self.push(key),
+                None => self.push_index(index),
+            };
+            let ok = self.args_depth(child, depth + 1);
+            self.pop(mark);
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+fn array_rule(min: usize, max: usize, noun: &str) -> String {
+    if min == 0 {
+        format!("must be an array of at most {max} {noun}")
+    } else {
+        format!("must be an array of {min}-{max} {noun}")
+    }
+}
+
+/// Decimal digits of an index (no allocation beyond the small string).
+fn itoa(n: usize) -> String {
+    n.to_string()
+}
+
+fn summary(document: &Value) -> Summary {
+    let steps = document["steps"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+    for step in steps {
+        if let Some(kind) = step["kind"].as_str() {
+            *kinds.entry(kind.to_owned()).or_default() += 1;
+        }
+    }
+    Summary {
+        version: CURRENT_VERSION,
+        id: document["id"].as_str().unwrap_or_default().to_owned(),
+        steps: steps.len(),
+        kinds,
     }
 }

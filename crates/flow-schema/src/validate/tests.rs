@@ -1,0 +1,1 @@
+//! Golden-style tests of `validate`.
