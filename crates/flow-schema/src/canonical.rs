@@ -40,7 +40,7 @@ pub struct Digest {
 ///
 /// ```
 /// let value: serde_json::Value = serde_json::from_str(r#"{"b": 1.0, "a": [1e2, "\u00e9"]}"#)?;
-/// assert_eq!(flow_schema::canonical_json(&value), r#"{"a":[100,"é"],"b":1}"#);
+/// assert_eq!(botmesh_flow_schema::canonical_json(&value), r#"{"a":[100,"é"],"b":1}"#);
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 pub fn canonical_json(value: &Value) -> String {
@@ -53,7 +53,7 @@ pub fn canonical_json(value: &Value) -> String {
 ///
 /// ```
 /// let document = serde_json::json!({ "version": 2, "id": "hello" });
-/// let digest = flow_schema::digest(&document);
+/// let digest = botmesh_flow_schema::digest(&document);
 /// assert!(digest.digest.starts_with("sha256:"));
 /// assert_eq!(digest.digest.len(), 7 + 64);
 /// assert_eq!(digest.version, 2);

@@ -65,11 +65,11 @@ pub struct Diff {
 /// let right = serde_json::json!({ "version": 2, "id": "a", "steps": [
 ///     { "id": "hi", "kind": "message", "text": "Hola de nuevo" },
 ///     { "id": "bye", "kind": "end" } ] });
-/// let diff = flow_schema::diff(&left, &right)?;
+/// let diff = botmesh_flow_schema::diff(&left, &right)?;
 /// assert!(diff.changed);
 /// assert_eq!(diff.added, ["bye"]);
 /// assert_eq!(diff.changed_steps[0].fields, ["text"]);
-/// # Ok::<(), flow_schema::Error>(())
+/// # Ok::<(), botmesh_flow_schema::Error>(())
 /// ```
 pub fn diff(left: &Value, right: &Value) -> Result<Diff, Error> {
     let left = to_current(left, "left")?;

@@ -29,7 +29,7 @@
 //!   not a number is left as it is.
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use crate::canonical::{canonical_eq, integer_value};
 use crate::error::{json_type, short_json};
@@ -80,11 +80,11 @@ pub struct Migration {
 ///     "name": "Hola",
 ///     "steps": [{ "type": "text", "message": "¡Hola!" }],
 /// });
-/// let migration = flow_schema::migrate(&legacy, 2)?;
+/// let migration = botmesh_flow_schema::migrate(&legacy, 2)?;
 /// assert_eq!(migration.from, 0);
 /// assert_eq!(migration.document["id"], "hola");
 /// assert_eq!(migration.document["steps"][0]["kind"], "message");
-/// # Ok::<(), flow_schema::Error>(())
+/// # Ok::<(), botmesh_flow_schema::Error>(())
 /// ```
 pub fn migrate(document: &Value, target: u64) -> Result<Migration, Error> {
     let Value::Object(map) = document else {
@@ -324,11 +324,17 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
             continue;
         };
         match kind {
-            "text" => set_kind(step, "text", "message", &mut tally),
-            "question" => set_kind(step, "question", "ask", &mut tally),
-            "wait" => set_kind(step, "wait", "delay", &mut tally),
+            "text" => set_kind(step, "text", "message", "", &mut tally),
+            "question" => set_kind(step, "question", "ask", "", &mut tally),
+            "wait" => set_kind(step, "wait", "delay", "", &mut tally),
             "image" => {
-                set_kind(step, "image", "media", &mut tally);
+                set_kind(
+                    step,
+                    "image",
+                    "media",
+                    " (with \"media\": \"image\")",
+                    &mut tally,
+                );
                 match step.get("media") {
                     None => {
                         step.insert("media".into(), Value::from("image"));
@@ -349,9 +355,13 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
     changes
 }
 
-fn set_kind(step: &mut Map<String, Value>, old: &str, new: &str, tally: &mut Tally) {
+/// Sets the kind and counts the change; `extra` ends the sentence's head.
+fn set_kind(step: &mut Map<String, Value>, old: &str, new: &str, extra: &str, tally: &mut Tally) {
     step.insert("kind".into(), Value::from(new));
-    tally.add(format!("changed kind \"{old}\" to \"{new}\""), "step");
+    tally.add(
+        format!("changed kind \"{old}\" to \"{new}\"{extra}"),
+        "step",
+    );
 }
 
 /// A title cut to `limit` characters, trailing spaces removed; `None` when it fits.

@@ -1,7 +1,330 @@
-//! `botmesh-mcp check` (skeleton until the analyzer issue fills it in).
+//! `botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...`: validates
+//! and lints flow documents with the same analyzer as the `flow_analyze` tool, so CI and an
+//! agent never disagree.
+//!
+//! Exit codes: 0 when no file has an error-severity finding, 1 when one has (an invalid
+//! document, a document that needs `flow_migrate`, or an error diagnostic), 2 on a usage error
+//! or a file that cannot be read or is not JSON (the message names the file). Every file is
+//! read before anything is printed, so a failed read leaves stdout empty.
+//!
+//! `--subflows` may be repeated; a directory contributes its `*.json` files in name order. A
+//! checked file that is also among the subflows is left out of its own subflow set.
+
 use std::ffi::OsString;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub(crate) fn run(_args: Vec<OsString>) -> ExitCode {
-    ExitCode::from(2)
+use botmesh_mcp::internal::flow_analyzer::{self as analyzer, ReportFormat, Value};
+
+const USAGE: &str =
+    "usage: botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...
+
+Validates and lints flow documents (the flow_analyze engine).
+  --subflows DIR|FILE   subflow documents the checked files may call (repeatable; a directory
+                        contributes its *.json files)
+  --format FORMAT       text (default), json, or github (Actions annotations)
+Exit status: 0 no errors, 1 errors found, 2 usage error or unreadable file.";
+
+/// The parsed command line.
+#[derive(Debug, PartialEq, Eq)]
+struct Args {
+    subflows: Vec<PathBuf>,
+    format: ReportFormat,
+    files: Vec<PathBuf>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    Check(Args),
+    Help,
+}
+
+fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
+    use lexopt::prelude::*;
+    let mut parser = lexopt::Parser::from_args(args);
+    let mut subflows = Vec::new();
+    let mut format = ReportFormat::Text;
+    let mut files = Vec::new();
+    while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+        match arg {
+            Long("subflows") => {
+                subflows.push(PathBuf::from(parser.value().map_err(|e| e.to_string())?))
+            }
+            Long("format") => {
+                let value = parser.value().map_err(|e| e.to_string())?;
+                let text = value
+                    .to_str()
+                    .ok_or_else(|| format!("unknown report format {value:?}"))?;
+                format = text.parse().map_err(|e: analyzer::Error| e.to_string())?;
+            }
+            Short('h') | Long("help") => return Ok(Command::Help),
+            Value(file) => files.push(PathBuf::from(file)),
+            other => return Err(other.unexpected().to_string()),
+        }
+    }
+    if files.is_empty() {
+        return Err("no FILE to check".to_owned());
+    }
+    Ok(Command::Check(Args {
+        subflows,
+        format,
+        files,
+    }))
+}
+
+/// A file read and parsed.
+struct Loaded {
+    name: String,
+    path: PathBuf,
+    document: Value,
+}
+
+fn load(path: &Path) -> Result<Loaded, String> {
+    let name = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {name}: {}", lower(&e)))?;
+    let document = analyzer::parse_source(&name, &text).map_err(|e| e.to_string())?;
+    Ok(Loaded {
+        name,
+        path: path.to_owned(),
+        document,
+    })
+}
+
+fn lower(error: &std::io::Error) -> String {
+    error.kind().to_string()
+}
+
+/// The subflow files: directories expanded to their `*.json` files in name order.
+fn subflow_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(path)
+            .map_err(|e| format!("cannot read directory {}: {}", path.display(), lower(&e)))?;
+        let mut found = Vec::new();
+        for entry in entries {
+            let entry = entry
+                .map_err(|e| format!("cannot read directory {}: {}", path.display(), lower(&e)))?;
+            let file = entry.path();
+            if file.extension().is_some_and(|x| x == "json") && !file.is_dir() {
+                found.push(file);
+            }
+        }
+        found.sort();
+        out.extend(found);
+    }
+    Ok(out)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Reads every file, then checks each; returns the report text and whether an error was found.
+fn execute(args: &Args) -> Result<(String, bool), String> {
+    let subflows: Vec<Loaded> = subflow_files(&args.subflows)?
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<_, _>>()?;
+    let documents: Vec<Loaded> = args
+        .files
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<_, _>>()?;
+    let mut reports = Vec::with_capacity(documents.len());
+    for document in &documents {
+        let set: Vec<(&str, &Value)> = subflows
+            .iter()
+            .filter(|s| !same_file(&s.path, &document.path))
+            .map(|s| (s.name.as_str(), &s.document))
+            .collect();
+        reports.push(analyzer::check_document(
+            &document.name,
+            &document.document,
+            &set,
+        ));
+    }
+    let failed = reports.iter().any(analyzer::FileReport::has_errors);
+    Ok((analyzer::render_report(&reports, args.format), failed))
+}
+
+#[expect(
+    clippy::print_stderr,
+    reason = "check is a CLI: usage errors and unreadable files go to stderr"
+)]
+fn complain(message: &str, usage: bool) {
+    eprintln!("botmesh-mcp check: {message}");
+    if usage {
+        eprintln!("{USAGE}");
+    }
+}
+
+fn emit(text: &str) {
+    // A closed pipe (e.g. `| head`) is not an error worth reporting.
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// Runs `botmesh-mcp check` with the arguments that follow `check`.
+pub(crate) fn run(args: Vec<OsString>) -> ExitCode {
+    let args = match parse_args(args) {
+        Ok(Command::Check(args)) => args,
+        Ok(Command::Help) => {
+            emit(&format!("{USAGE}\n"));
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            complain(&message, true);
+            return ExitCode::from(2);
+        }
+    };
+    match execute(&args) {
+        Ok((report, failed)) => {
+            emit(&report);
+            if failed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Err(message) => {
+            complain(&message, false);
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    /// A fresh scratch directory under the system temp dir, unique per test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("botmesh-check-unit-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn parses_flags_files_and_repeated_subflows() {
+        let parsed = parse_args(os(&[
+            "--subflows",
+            "subs",
+            "--format=github",
+            "a.json",
+            "--subflows=one.json",
+            "b.json",
+        ]));
+        assert_eq!(
+            parsed,
+            Ok(Command::Check(Args {
+                subflows: vec![PathBuf::from("subs"), PathBuf::from("one.json")],
+                format: ReportFormat::Github,
+                files: vec![PathBuf::from("a.json"), PathBuf::from("b.json")],
+            }))
+        );
+        assert_eq!(parse_args(os(&["--help"])), Ok(Command::Help));
+    }
+
+    #[test]
+    fn usage_errors_say_what_is_wrong() {
+        assert_eq!(parse_args(os(&[])), Err("no FILE to check".to_owned()));
+        assert_eq!(
+            parse_args(os(&["--format", "sarif", "a.json"])),
+            Err("unknown report format \"sarif\" (expected text, json or github)".to_owned())
+        );
+        assert_eq!(
+            parse_args(os(&["--verbose", "a.json"])),
+            Err("invalid option '--verbose'".to_owned())
+        );
+        assert_eq!(
+            parse_args(os(&["a.json", "--format"])),
+            Err("missing argument for option '--format'".to_owned())
+        );
+    }
+
+    #[test]
+    fn an_unreadable_file_is_named_and_nothing_is_reported() {
+        let dir = scratch("unreadable");
+        let good = dir.join("good.json");
+        std::fs::write(
+            &good,
+            r#"{"version": 2, "id": "a", "steps": [{"id": "s", "kind": "end"}]}"#,
+        )
+        .unwrap();
+        let missing = dir.join("missing.json");
+        let args = Args {
+            subflows: vec![],
+            format: ReportFormat::Text,
+            files: vec![good.clone(), missing.clone()],
+        };
+        let error = execute(&args).unwrap_err();
+        assert_eq!(
+            error,
+            format!("cannot read {}: entity not found", missing.display())
+        );
+        let not_json = dir.join("broken.json");
+        std::fs::write(&not_json, "{ nope").unwrap();
+        let args = Args {
+            files: vec![good, not_json.clone()],
+            ..args
+        };
+        let error = execute(&args).unwrap_err();
+        assert!(
+            error.starts_with(&format!("{} is not JSON: ", not_json.display())),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn subflow_directories_expand_and_skip_the_checked_file() {
+        let dir = scratch("subflows");
+        std::fs::write(
+            dir.join("main.json"),
+            r#"{"version": 2, "id": "main", "steps": [{"id": "go", "kind": "subflow", "flow": "pay"}, {"id": "bye", "kind": "end"}]}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("pay.json"),
+            r#"{"version": 2, "id": "pay", "steps": [{"id": "done", "kind": "end"}]}"#,
+        )
+        .unwrap();
+        std::fs::write(dir.join("notes.txt"), "not a flow").unwrap();
+        let files = subflow_files(std::slice::from_ref(&dir)).unwrap();
+        assert_eq!(files, vec![dir.join("main.json"), dir.join("pay.json")]);
+        let args = Args {
+            subflows: vec![dir.clone()],
+            format: ReportFormat::Text,
+            files: vec![dir.join("main.json")],
+        };
+        let (report, failed) = execute(&args).unwrap();
+        assert!(!failed, "{report}");
+        assert_eq!(report, "checked 1 file: 0 errors, 0 warnings, 0 infos\n");
+        // Without the subflows, the call is missing: an error, exit status 1.
+        let (report, failed) = execute(&Args {
+            subflows: vec![],
+            ..args
+        })
+        .unwrap();
+        assert!(failed);
+        assert!(
+            report.contains("error[missing-subflow] /steps/0/flow"),
+            "{report}"
+        );
+    }
 }

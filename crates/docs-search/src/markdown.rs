@@ -1,0 +1,265 @@
+//! Splitting one Markdown page into a title and heading-delimited sections of plain text.
+
+use pulldown_cmark::{Event, MetadataBlockKind, Options, Parser, Tag, TagEnd};
+
+/// One heading-delimited part of a page, as plain text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawSection {
+    /// The heading's plain text; empty for text before the first heading.
+    pub(crate) heading: String,
+    /// The body's plain text outside code blocks, whitespace collapsed to single spaces.
+    pub(crate) text: String,
+    /// The text of the body's code blocks, whitespace collapsed.
+    pub(crate) code: String,
+}
+
+/// A parsed page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParsedPage {
+    /// The front-matter `title:`, else the first H1, else `None`.
+    pub(crate) title: Option<String>,
+    /// The sections in document order; a leading section without heading is
+    /// kept only when it has text.
+    pub(crate) sections: Vec<RawSection>,
+}
+
+/// Collapses runs of whitespace to one space and trims the ends.
+fn collapse(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// The `title:` of a YAML front-matter block, if it has a plain one-line value.
+fn front_matter_title(yaml: &str) -> Option<String> {
+    for line in yaml.lines() {
+        let Some(value) = line.strip_prefix("title:") else {
+            continue;
+        };
+        let value = value.trim();
+        let unquoted = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+            .unwrap_or(value);
+        // Block scalars (`|`, `>`) and empty values are not a usable title.
+        if unquoted.is_empty() || value.starts_with('|') || value.starts_with('>') {
+            return None;
+        }
+        return Some(collapse(unquoted));
+    }
+    None
+}
+
+/// Parses `source` (one page's Markdown) into its title and sections.
+///
+/// Headings are ATX or setext (a `#` inside fenced or indented code is code);
+/// code, inline code, link texts and image descriptions are body text; HTML
+/// and VitePress container fences (`::: tip`) are not.
+pub(crate) fn parse(source: &str) -> ParsedPage {
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_DEFINITION_LIST;
+    let mut front_title = None;
+    let mut first_h1: Option<String> = None;
+    let mut sections = vec![RawSection {
+        heading: String::new(),
+        text: String::new(),
+        code: String::new(),
+    }];
+    let mut heading: Option<(bool, String)> = None;
+    let mut in_metadata = false;
+    let mut in_code = false;
+    let mut body = String::new();
+    let mut code = String::new();
+    let mut line_start = true;
+
+    for event in Parser::new_ext(source, options) {
+        match event {
+            Event::Start(Tag::MetadataBlock(MetadataBlockKind::YamlStyle)) => in_metadata = true,
+            Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
+            Event::Start(Tag::Heading { level, .. }) => {
+                heading = Some((level == pulldown_cmark::HeadingLevel::H1, String::new()));
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((is_h1, text)) = heading.take() {
+                    let text = collapse(&text);
+                    if let Some(last) = sections.last_mut() {
+                        last.text = collapse(&body);
+                        last.code = collapse(&code);
+                    }
+                    body.clear();
+                    code.clear();
+                    if is_h1 && first_h1.is_none() && !text.is_empty() {
+                        first_h1 = Some(text.clone());
+                    }
+                    sections.push(RawSection {
+                        heading: text,
+                        text: String::new(),
+                        code: String::new(),
+                    });
+                }
+                line_start = true;
+            }
+            Event::Start(Tag::CodeBlock(_)) => {
+                in_code = true;
+                code.push(' ');
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                in_code = false;
+                code.push(' ');
+                line_start = true;
+            }
+            Event::Start(Tag::HtmlBlock) | Event::Html(_) | Event::InlineHtml(_) => {}
+            Event::Text(text)
+            | Event::Code(text)
+            | Event::InlineMath(text)
+            | Event::DisplayMath(text) => {
+                if in_metadata {
+                    if front_title.is_none() {
+                        front_title = front_matter_title(&text);
+                    }
+                    continue;
+                }
+                let target = match heading.as_mut() {
+                    Some((_, h)) => h,
+                    None if in_code => &mut code,
+                    None => &mut body,
+                };
+                if in_code {
+                    target.push_str(&text);
+                } else {
+                    // VitePress containers: a line `::: tip Title` or `:::` is markup.
+                    for (i, line) in text.split('\n').enumerate() {
+                        let at_start = line_start || i > 0;
+                        if at_start && line.trim_start().starts_with(":::") {
+                            target.push(' ');
+                            continue;
+                        }
+                        if i > 0 {
+                            target.push(' ');
+                        }
+                        target.push_str(line);
+                    }
+                    line_start = false;
+                }
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                line_start = true;
+                match heading.as_mut() {
+                    Some((_, h)) => h.push(' '),
+                    None => body.push(' '),
+                }
+            }
+            Event::End(
+                TagEnd::Paragraph
+                | TagEnd::Item
+                | TagEnd::TableCell
+                | TagEnd::BlockQuote(_)
+                | TagEnd::DefinitionListTitle
+                | TagEnd::DefinitionListDefinition,
+            ) => {
+                body.push(' ');
+                line_start = true;
+            }
+            Event::Start(Tag::Paragraph | Tag::Item) => line_start = true,
+            _ => {}
+        }
+    }
+    if let Some(last) = sections.last_mut() {
+        last.text = collapse(&body);
+        last.code = collapse(&code);
+    }
+    if sections
+        .first()
+        .is_some_and(|s| s.text.is_empty() && s.code.is_empty())
+    {
+        sections.remove(0);
+    }
+    ParsedPage {
+        title: front_title.or(first_h1),
+        sections,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+
+    fn show(source: &str) -> String {
+        let page = parse(source);
+        let mut out = format!("title: {:?}\n", page.title);
+        for s in page.sections {
+            out.push_str(&format!("## {:?}\n{:?}\n", s.heading, s.text));
+            if !s.code.is_empty() {
+                out.push_str(&format!("code: {:?}\n", s.code));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn atx_setext_and_code_fences() {
+        let source = "Intro *text* with [a link](https://x.invalid).\n\n\
+            # Title\n\nBody `code` here.\n\n\
+            Setext heading\n--------------\n\n\
+            ```sh\n# not a heading\necho hi\n```\n\n    # indented code\n\n\
+            ## Last {#custom-id}\n<div>html</div>\n\n![alt text](img.png)\n";
+        expect![[r##"
+            title: Some("Title")
+            ## ""
+            "Intro text with a link."
+            ## "Title"
+            "Body code here."
+            ## "Setext heading"
+            ""
+            code: "# not a heading echo hi # indented code"
+            ## "Last"
+            "alt text"
+        "##]]
+        .assert_eq(&show(source));
+    }
+
+    #[test]
+    fn front_matter_is_not_body_and_gives_the_title() {
+        let source = "---\ntitle: \"Configuración del servidor\"\nlayout: doc\n---\n\n# Otro título\n\nTexto.\n";
+        expect![[r#"
+            title: Some("Configuración del servidor")
+            ## "Otro título"
+            "Texto."
+        "#]]
+        .assert_eq(&show(source));
+    }
+
+    #[test]
+    fn vitepress_containers_are_markup() {
+        let source =
+            "# Page\n\n::: tip Remember\nKeep it short.\n:::\n\n::: warning\nCareful.\n:::\n";
+        expect![[r#"
+            title: Some("Page")
+            ## "Page"
+            "Keep it short. :: :: warning Careful. ::"
+        "#]]
+        .assert_eq(&show(source));
+    }
+
+    #[test]
+    fn a_page_without_headings_is_one_section() {
+        expect![[r#"
+            title: None
+            ## ""
+            "Just text."
+        "#]]
+        .assert_eq(&show("Just text.\n"));
+    }
+}

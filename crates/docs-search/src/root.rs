@@ -1,0 +1,254 @@
+//! The one reader of the crate: every file access is confined to the docs root here.
+
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::Error;
+
+/// Folder names never indexed nor served, at any depth: generated output and internal notes.
+pub(crate) const EXCLUDED_DIRS: [&str; 4] = ["api", "dist", ".vitepress", "superpowers"];
+
+/// What the change check compares: a page is re-read when its stamp differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    modified: Option<SystemTime>,
+    len: u64,
+}
+
+impl Stamp {
+    fn of(meta: &fs::Metadata) -> Stamp {
+        Stamp {
+            modified: meta.modified().ok(),
+            len: meta.len(),
+        }
+    }
+}
+
+/// A page found by [`Root::scan`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listed {
+    /// The path relative to the root, `/`-separated.
+    pub(crate) rel: String,
+    /// The page's size and modification time.
+    pub(crate) stamp: Stamp,
+}
+
+/// Whether a folder of this name is skipped (hidden or excluded).
+fn skipped_dir(name: &str) -> bool {
+    name.starts_with('.') || EXCLUDED_DIRS.contains(&name)
+}
+
+/// Whether a `/`-separated relative page path is one the index serves:
+/// no hidden segment, no excluded folder, a `.md` name.
+fn servable(rel: &str) -> bool {
+    let mut segments = rel.split('/').peekable();
+    while let Some(segment) = segments.next() {
+        let last = segments.peek().is_none();
+        if segment.is_empty() || segment.starts_with('.') {
+            return false;
+        }
+        if !last && EXCLUDED_DIRS.contains(&segment) {
+            return false;
+        }
+        if last && !segment.ends_with(".md") {
+            return false;
+        }
+    }
+    true
+}
+
+/// The docs root: the folder as given and its canonical form.
+#[derive(Debug)]
+pub(crate) struct Root {
+    dir: PathBuf,
+    canonical: PathBuf,
+}
+
+impl Root {
+    /// Checks that `dir` is a directory.
+    pub(crate) fn new(dir: PathBuf) -> Result<Root, Error> {
+        let canonical = fs::canonicalize(&dir).map_err(|_| Error::RootNotDirectory)?;
+        if !canonical.is_dir() {
+            return Err(Error::RootNotDirectory);
+        }
+        Ok(Root { dir, canonical })
+    }
+
+    /// The canonical target's path relative to the root, if it stays inside.
+    fn inside(&self, target: &Path) -> Option<String> {
+        let rel = target.strip_prefix(&self.canonical).ok()?;
+        let mut out = String::new();
+        for component in rel.components() {
+            let Component::Normal(name) = component else {
+                return None;
+            };
+            if !out.is_empty() {
+                out.push('/');
+            }
+            out.push_str(name.to_str()?);
+        }
+        Some(out)
+    }
+
+    /// Every servable page under the root, sorted by relative path.
+    ///
+    /// Hidden and excluded folders are not entered; a symlinked file is
+    /// listed when its target is a servable page inside the root; symlinked
+    /// folders are not followed (their targets inside the root are listed
+    /// under their own path already, and this rules out cycles). Unreadable
+    /// subfolders are skipped with a warning; an unreadable root is an error.
+    pub(crate) fn scan(&self) -> Result<Vec<Listed>, Error> {
+        let mut out = Vec::new();
+        let mut stack = vec![(self.dir.clone(), String::new())];
+        while let Some((dir, prefix)) = stack.pop() {
+            let entries = match fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(source) if prefix.is_empty() => {
+                    return Err(Error::Io {
+                        path: ".".to_owned(),
+                        source,
+                    });
+                }
+                Err(error) => {
+                    tracing::warn!(folder = %prefix, %error, "skipping an unreadable docs folder");
+                    continue;
+                }
+            };
+            for entry in entries.flatten() {
+                let Ok(name) = entry.file_name().into_string() else {
+                    continue;
+                };
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
+                let rel = if prefix.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{prefix}/{name}")
+                };
+                if kind.is_dir() {
+                    if !skipped_dir(&name) {
+                        stack.push((entry.path(), rel));
+                    }
+                } else if kind.is_file() {
+                    if servable(&rel)
+                        && let Ok(meta) = entry.metadata()
+                    {
+                        out.push(Listed {
+                            rel,
+                            stamp: Stamp::of(&meta),
+                        });
+                    }
+                } else if kind.is_symlink() && servable(&rel) {
+                    let path = entry.path();
+                    let Ok(target) = fs::canonicalize(&path) else {
+                        continue;
+                    };
+                    let Some(target_rel) = self.inside(&target) else {
+                        continue;
+                    };
+                    if let Ok(meta) = fs::metadata(&target)
+                        && meta.is_file()
+                        && servable(&target_rel)
+                    {
+                        out.push(Listed {
+                            rel,
+                            stamp: Stamp::of(&meta),
+                        });
+                    }
+                }
+            }
+        }
+        out.sort_by(|a, b| a.rel.cmp(&b.rel));
+        Ok(out)
+    }
+
+    /// Reads a page listed by [`Root::scan`] (invalid UTF-8 is replaced).
+    pub(crate) fn read_listed(&self, rel: &str) -> Result<String, Error> {
+        let path = self.dir.join(rel);
+        read_lossy(&path).map_err(|source| Error::Io {
+            path: rel.to_owned(),
+            source,
+        })
+    }
+
+    /// Reads the page `asked` names, refusing anything that is not a
+    /// servable `.md` page inside the root.
+    pub(crate) fn read_asked(&self, asked: &str) -> Result<String, Error> {
+        if asked.contains('\0') {
+            return Err(Error::NulByte);
+        }
+        if asked.contains('\\') {
+            return Err(Error::Backslash(asked.to_owned()));
+        }
+        let bytes = asked.as_bytes();
+        let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+        if asked.starts_with('/') || drive {
+            return Err(Error::NotRelative(asked.to_owned()));
+        }
+        let mut segments = Vec::new();
+        for segment in asked.split('/') {
+            match segment {
+                ".." => return Err(Error::EscapesRoot(asked.to_owned())),
+                "" | "." => {}
+                other => segments.push(other),
+            }
+        }
+        let Some(last) = segments.last() else {
+            return Err(Error::NotAPage(asked.to_owned()));
+        };
+        if !last.ends_with(".md") {
+            return Err(Error::NotMarkdown(asked.to_owned()));
+        }
+        let rel = segments.join("/");
+        if !servable(&rel) {
+            return Err(Error::PageNotFound(asked.to_owned()));
+        }
+        let path = self.dir.join(&rel);
+        let target = match fs::canonicalize(&path) {
+            Ok(target) => target,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                return Err(Error::PageNotFound(asked.to_owned()));
+            }
+            Err(source) => return Err(Error::Io { path: rel, source }),
+        };
+        let Some(target_rel) = self.inside(&target) else {
+            return Err(Error::EscapesRoot(asked.to_owned()));
+        };
+        if !servable(&target_rel) || !target.is_file() {
+            return Err(Error::PageNotFound(asked.to_owned()));
+        }
+        read_lossy(&target).map_err(|source| Error::Io { path: rel, source })
+    }
+}
+
+/// Reads a file as text, replacing invalid UTF-8.
+fn read_lossy(path: &Path) -> io::Result<String> {
+    let bytes = fs::read(path)?;
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => String::from_utf8_lossy(error.as_bytes()).into_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servable_paths() {
+        assert!(servable("index.md"));
+        assert!(servable("es/guide/api-keys.md"));
+        assert!(servable("guide/api.md"));
+        assert!(!servable("api/index.md"));
+        assert!(!servable("es/api/x.md"));
+        assert!(!servable("a/b/superpowers/x.md"));
+        assert!(!servable("es/.vitepress/config.md"));
+        assert!(!servable(".hidden/x.md"));
+        assert!(!servable("guide/.draft.md"));
+        assert!(!servable("guide/x.txt"));
+        assert!(!servable("dist/x.md"));
+    }
+}

@@ -1,0 +1,579 @@
+//! Behaviour tests of the engine over temporary bilingual trees, and the
+//! known-item evaluation over the project's own `docs/`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::{DocsIndex, Error, SearchHit};
+
+/// A temporary folder removed on drop.
+struct TempTree {
+    dir: PathBuf,
+}
+
+impl TempTree {
+    fn new() -> TempTree {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "botmesh-docs-search-test-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        TempTree { dir }
+    }
+
+    fn write(&self, rel: &str, text: &str) -> &Self {
+        let path = self.dir.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+        self
+    }
+
+    fn path(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for TempTree {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn paths(hits: &[SearchHit]) -> Vec<&str> {
+    hits.iter().map(|h| h.path.as_str()).collect()
+}
+
+/// A small bilingual tree with decoys in every excluded folder at several depths.
+fn bilingual_tree() -> TempTree {
+    let tree = TempTree::new();
+    tree.write(
+        "guide/logging.md",
+        "# Logging\n\nCall `appendLog` to add a line to the durable log.\n\n## Durability\n\nWrites are flushed (durabilidad).\n",
+    )
+    .write(
+        "es/guide/configuracion.md",
+        "---\ntitle: Configuración del servidor\n---\n\n# Configuración\n\nEl árbol de opciones y la durabilidad.\n",
+    )
+    .write("guide/durable.md", "# Notes\n\nDurabilidad everywhere. durabilidad.\n")
+    .write("es/guide/notas.md", "# Notas\n\nMás durabilidad.\n")
+    .write("index.md", "Welcome page without a heading, about durabilidad.\n");
+    for decoy in [
+        "api/decoy.md",
+        "dist/decoy.md",
+        ".vitepress/decoy.md",
+        "superpowers/decoy.md",
+        "es/api/decoy.md",
+        "es/.vitepress/decoy.md",
+        "guide/deep/dist/decoy.md",
+        "a/b/superpowers/decoy.md",
+        ".hidden/decoy.md",
+        "es/.cache/decoy.md",
+        "guide/.draft.md",
+    ] {
+        tree.write(decoy, "# Decoy\n\nzebradecoy appendLog configuración\n");
+    }
+    tree.write("guide/notes.txt", "zebradecoy\n");
+    tree
+}
+
+#[test]
+fn excluded_folders_hidden_files_and_other_extensions_are_not_indexed() {
+    let tree = bilingual_tree();
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    assert_eq!(docs.search("zebradecoy", 25).unwrap(), Vec::new());
+    let stats = docs.stats();
+    assert_eq!(stats.pages, 5);
+    for decoy in [
+        "api/decoy.md",
+        "es/.vitepress/decoy.md",
+        "a/b/superpowers/decoy.md",
+        "guide/.draft.md",
+    ] {
+        assert_eq!(
+            docs.page(decoy).unwrap_err().to_string(),
+            format!("page not found: {decoy}")
+        );
+    }
+}
+
+#[test]
+fn folding_makes_accents_and_case_irrelevant() {
+    let tree = bilingual_tree();
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    for query in ["configuracion", "CONFIGURACIÓN", "Configuración"] {
+        let hits = docs.search(query, 5).unwrap();
+        assert_eq!(hits[0].path, "es/guide/configuracion.md", "{query}");
+        assert_eq!(hits[0].heading, "Configuración");
+        assert_eq!(hits[0].title, "Configuración del servidor");
+    }
+    let hits = docs.search("ÁRBOL", 5).unwrap();
+    assert_eq!(paths(&hits), vec!["es/guide/configuracion.md"]);
+}
+
+#[test]
+fn identifiers_match_whole_and_by_parts() {
+    let tree = bilingual_tree();
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    for query in [
+        "appendLog",
+        "appendlog",
+        "append log",
+        "append_log",
+        "APPEND",
+    ] {
+        let hits = docs.search(query, 5).unwrap();
+        assert_eq!(
+            hits.first().map(|h| h.path.as_str()),
+            Some("guide/logging.md"),
+            "{query}"
+        );
+        assert_eq!(hits[0].heading, "Logging");
+    }
+}
+
+#[test]
+fn a_rare_identifier_outranks_a_word_on_every_page() {
+    let tree = bilingual_tree();
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs.search("durabilidad appendLog", 10).unwrap();
+    assert_eq!(
+        (hits[0].path.as_str(), hits[0].heading.as_str()),
+        ("guide/logging.md", "Logging")
+    );
+}
+
+#[test]
+fn presence_counts_not_repetitions() {
+    let tree = TempTree::new();
+    tree.write(
+        "a.md",
+        "# A
+
+durabilidad durabilidad durabilidad
+",
+    )
+    .write(
+        "b.md",
+        "# B
+
+durabilidad and more
+",
+    )
+    .write(
+        "c.md",
+        "# C
+
+nothing to see
+",
+    );
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs.search("durabilidad", 10).unwrap();
+    assert_eq!(paths(&hits), vec!["a.md", "b.md"]);
+    assert_eq!(hits[0].score, hits[1].score);
+}
+
+#[test]
+fn a_query_prefers_the_pages_of_its_language() {
+    let tree = TempTree::new();
+    tree.write(
+        "guide/retry.md",
+        "# Retries\n\nThe `retryText` is sent when the answer is not valid.\n",
+    )
+    .write(
+        "es/guide/retry.md",
+        "# Reintentos\n\nEl `retryText` se envía cuando la respuesta no es válida.\n",
+    )
+    .write("guide/other.md", "# Other\n\nThe answer is elsewhere.\n")
+    .write(
+        "es/guide/otra.md",
+        "# Otra\n\nLa respuesta está en otra parte.\n",
+    );
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let top = |query: &str| docs.search(query, 1).unwrap()[0].path.clone();
+    assert_eq!(top("retryText"), "guide/retry.md");
+    assert_eq!(top("when is retryText sent"), "guide/retry.md");
+    assert_eq!(top("cuando se envia el retryText"), "es/guide/retry.md");
+    assert_eq!(top("respuesta no valida"), "es/guide/retry.md");
+}
+
+#[test]
+fn headings_weigh_double_and_phrases_get_a_bonus() {
+    let tree = TempTree::new();
+    tree.write(
+        "a.md",
+        "# Intro\n\nThe retry policy is described elsewhere.\n",
+    )
+    .write("b.md", "# Retry policy\n\nHow it works.\n")
+    .write("c.md", "# Intro\n\nA policy on retry counts.\n")
+    .write("d.md", "# Other\n\nNothing relevant here.\n");
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs.search("retry policy", 10).unwrap();
+    assert_eq!(paths(&hits), vec!["b.md", "a.md", "c.md"]);
+    assert!(
+        hits[1].score > hits[2].score,
+        "the phrase bonus separates a.md from c.md"
+    );
+    let hits = docs.search("nothing", 10).unwrap();
+    assert_eq!(paths(&hits), vec!["d.md"]);
+}
+
+#[test]
+fn coverage_beats_a_single_rare_term() {
+    let tree = TempTree::new();
+    tree.write("a.md", "# A\n\nThe webhook signature.\n")
+        .write("b.md", "# B\n\nOnly the webhook.\n")
+        .write(
+            "c.md",
+            "# C\n\nA signature, a token and a webhook, all three in one longer sentence.\n",
+        )
+        .write("d.md", "# D\n\nA token.\n");
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs.search("webhook token signature", 10).unwrap();
+    assert_eq!(paths(&hits)[..2], ["c.md", "a.md"]);
+}
+
+#[test]
+fn ties_go_to_the_smaller_path_then_the_earlier_section() {
+    let tree = TempTree::new();
+    let page = "# One\n\nshared word\n\n# Two\n\nshared word\n";
+    tree.write("b.md", page)
+        .write("a.md", page)
+        .write("guide/a.md", page);
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs.search("shared", 10).unwrap();
+    let got: Vec<_> = hits
+        .iter()
+        .map(|h| (h.path.as_str(), h.heading.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("a.md", "One"),
+            ("a.md", "Two"),
+            ("b.md", "One"),
+            ("b.md", "Two"),
+            ("guide/a.md", "One"),
+            ("guide/a.md", "Two")
+        ]
+    );
+    assert!(hits.windows(2).all(|w| w[0].score == w[1].score));
+    assert_eq!(docs.search("shared", 2).unwrap().len(), 2);
+    assert_eq!(docs.search("shared", 0).unwrap(), Vec::new());
+    assert_eq!(docs.search("  ¿? ", 5).unwrap(), Vec::new());
+    assert_eq!(docs.search("unknownword", 5).unwrap(), Vec::new());
+}
+
+#[test]
+fn titles_fall_back_to_the_first_h1_then_the_file_name() {
+    let tree = TempTree::new();
+    tree.write(
+        "guide/front.md",
+        "---\ntitle: 'From front matter'\n---\n# Heading one\n\nalpha\n",
+    )
+    .write(
+        "guide/h1.md",
+        "Intro alpha.\n\n## Sub\n\n# Real title\n\nalpha\n",
+    )
+    .write("guide/no-title.md", "## Only h2\n\nalpha\n");
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs.search("alpha", 10).unwrap();
+    let mut titles: Vec<_> = hits
+        .iter()
+        .map(|h| (h.path.as_str(), h.title.as_str()))
+        .collect();
+    titles.sort();
+    assert_eq!(
+        titles,
+        vec![
+            ("guide/front.md", "From front matter"),
+            ("guide/h1.md", "Real title"),
+            ("guide/h1.md", "Real title"),
+            ("guide/no-title.md", "no-title")
+        ]
+    );
+    // Front matter is not body text.
+    assert_eq!(
+        docs.search("front matter title", 5).unwrap()[0].heading,
+        "Heading one"
+    );
+    assert!(docs.search("layout", 5).unwrap().is_empty());
+}
+
+#[test]
+fn snippets_are_plain_text_around_the_match_and_bounded() {
+    let tree = TempTree::new();
+    let filler = "Filler words that say nothing at all. ".repeat(20);
+    tree.write(
+        "long.md",
+        &format!("# Long\n\n{filler}**Bold** text with `needleword` and a [link](https://x.invalid).\n\n{filler}\n"),
+    );
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hit = &docs.search("needleword", 1).unwrap()[0];
+    assert!(hit.snippet.chars().count() <= 200, "{}", hit.snippet);
+    assert!(
+        hit.snippet
+            .contains("Bold text with needleword and a link."),
+        "{}",
+        hit.snippet
+    );
+    assert!(
+        !hit.snippet.contains(['*', '`', '[', '(']),
+        "{}",
+        hit.snippet
+    );
+}
+
+#[test]
+fn edits_additions_and_removals_show_at_the_next_search() {
+    let tree = TempTree::new();
+    tree.write("a.md", "# A\n\nfirstword\n");
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    assert_eq!(paths(&docs.search("firstword", 5).unwrap()), vec!["a.md"]);
+    // A different length guarantees a different stamp even on coarse clocks.
+    tree.write("a.md", "# A\n\nsecondword, edited\n");
+    assert!(docs.search("firstword", 5).unwrap().is_empty());
+    assert_eq!(paths(&docs.search("secondword", 5).unwrap()), vec!["a.md"]);
+    tree.write("es/b.md", "# B\n\nsecondword también\n");
+    assert_eq!(
+        paths(&docs.search("secondword", 5).unwrap()),
+        vec!["a.md", "es/b.md"]
+    );
+    fs::remove_file(tree.path().join("a.md")).unwrap();
+    assert_eq!(
+        paths(&docs.search("secondword", 5).unwrap()),
+        vec!["es/b.md"]
+    );
+    assert_eq!(docs.stats().pages, 1);
+}
+
+#[test]
+fn pages_are_read_only_from_inside_the_root() {
+    let tree = bilingual_tree();
+    tree.write("../outside-secret.md", "secret\n");
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    assert!(
+        docs.page("guide/logging.md")
+            .unwrap()
+            .starts_with("# Logging")
+    );
+    assert!(
+        docs.page("./guide//logging.md")
+            .unwrap()
+            .starts_with("# Logging")
+    );
+    let root = tree.path().to_str().unwrap().to_owned();
+    let cases = [
+        (
+            "../outside-secret.md",
+            "path must stay inside the docs root: ../outside-secret.md",
+        ),
+        (
+            "guide/../../outside-secret.md",
+            "path must stay inside the docs root: guide/../../outside-secret.md",
+        ),
+        (
+            "/etc/passwd",
+            "path must be relative to the docs root: /etc/passwd",
+        ),
+        (
+            "C:/docs/x.md",
+            "path must be relative to the docs root: C:/docs/x.md",
+        ),
+        ("c:x.md", "path must be relative to the docs root: c:x.md"),
+        (
+            "guide\\logging.md",
+            "path must use `/` separators: guide\\logging.md",
+        ),
+        ("guide/logging.md\0", "path must not contain a NUL byte"),
+        (
+            "guide/notes.txt",
+            "only `.md` pages can be read: guide/notes.txt",
+        ),
+        ("guide/missing.md", "page not found: guide/missing.md"),
+        ("", "path must name a page: \"\""),
+        ("guide/", "only `.md` pages can be read: guide/"),
+    ];
+    for (asked, message) in cases {
+        let error = docs.page(asked).unwrap_err();
+        assert_eq!(error.to_string(), message, "{asked:?}");
+    }
+    let absolute = format!("{root}/guide/logging.md");
+    let error = docs.page(&absolute).unwrap_err().to_string();
+    assert!(error.starts_with("path must be relative"), "{error}");
+    fs::remove_file(tree.path().join("../outside-secret.md")).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_leaving_the_root_are_refused_and_not_indexed() {
+    use std::os::unix::fs::symlink;
+    let tree = bilingual_tree();
+    let outside = TempTree::new();
+    outside.write("secret.md", "# Secret\n\noutsidesecret\n");
+    outside.write("dir/inner.md", "# Inner\n\noutsidesecret\n");
+    symlink(
+        outside.path().join("secret.md"),
+        tree.path().join("guide/leak.md"),
+    )
+    .unwrap();
+    symlink(
+        outside.path().join("dir"),
+        tree.path().join("guide/leakdir"),
+    )
+    .unwrap();
+    symlink(
+        tree.path().join("api/decoy.md"),
+        tree.path().join("guide/api-link.md"),
+    )
+    .unwrap();
+    symlink(
+        tree.path().join("guide/logging.md"),
+        tree.path().join("es/registro.md"),
+    )
+    .unwrap();
+    symlink(tree.path(), tree.path().join("guide/loop")).unwrap();
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    assert!(docs.search("outsidesecret", 5).unwrap().is_empty());
+    assert!(docs.search("zebradecoy", 5).unwrap().is_empty());
+    assert_eq!(
+        paths(&docs.search("appendLog", 5).unwrap()),
+        vec!["guide/logging.md", "es/registro.md"]
+    );
+    assert_eq!(
+        docs.page("guide/leak.md").unwrap_err().to_string(),
+        "path must stay inside the docs root: guide/leak.md"
+    );
+    assert_eq!(
+        docs.page("guide/leakdir/inner.md").unwrap_err().to_string(),
+        "path must stay inside the docs root: guide/leakdir/inner.md"
+    );
+    assert_eq!(
+        docs.page("guide/api-link.md").unwrap_err().to_string(),
+        "page not found: guide/api-link.md"
+    );
+    assert!(docs.page("es/registro.md").unwrap().contains("appendLog"));
+}
+
+#[test]
+fn no_message_contains_the_absolute_root() {
+    let tree = bilingual_tree();
+    let root = tree.path().to_str().unwrap().to_owned();
+    let missing = DocsIndex::new(tree.path().join("nope")).unwrap_err();
+    assert_eq!(missing.to_string(), "the docs root is not a directory");
+    let file = DocsIndex::new(tree.path().join("index.md")).unwrap_err();
+    assert!(matches!(file, Error::RootNotDirectory));
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    for asked in [
+        "../x.md",
+        "/x.md",
+        "missing.md",
+        "a\\b.md",
+        "x.txt",
+        "api/decoy.md",
+    ] {
+        let message = docs.page(asked).unwrap_err().to_string();
+        assert!(!message.contains(&root), "{message}");
+    }
+}
+
+#[test]
+fn the_index_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<DocsIndex>();
+}
+
+#[test]
+fn search_output_over_the_fixture_tree() {
+    let docs = DocsIndex::new(concat!(env!("CARGO_MANIFEST_DIR"), "/test_data/fixture")).unwrap();
+    let mut out = String::new();
+    for query in [
+        "appendLog",
+        "durabilidad",
+        "configuracion del arbol",
+        "retry policy",
+        "registrar el servidor",
+    ] {
+        let hits = docs.search(query, 3).unwrap();
+        out.push_str(&format!(
+            "## {query}\n{}\n",
+            serde_json::to_string_pretty(&hits).unwrap()
+        ));
+    }
+    expect_test::expect_file!["../test_data/fixture.search.txt"].assert_eq(&out);
+}
+
+/// One known-item query of `test_data/known_items.json`.
+#[derive(Debug, serde::Deserialize)]
+struct KnownItem {
+    query: String,
+    path: String,
+    heading: Option<String>,
+}
+
+#[test]
+fn known_item_evaluation_over_the_project_docs() {
+    let items: Vec<KnownItem> = serde_json::from_str(
+        &fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/test_data/known_items.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        items.len() >= 40,
+        "the evaluation needs at least 40 queries"
+    );
+    assert!(
+        items.iter().any(|i| i.path.starts_with("es/")),
+        "the evaluation needs Spanish queries"
+    );
+    let docs = DocsIndex::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs")).unwrap();
+    let mut reciprocal = 0.0;
+    let mut first = 0;
+    let mut misses = Vec::new();
+    for item in &items {
+        let hits = docs.search(&item.query, 10).unwrap();
+        let rank = hits.iter().position(|h| {
+            h.path == item.path
+                && item
+                    .heading
+                    .as_ref()
+                    .is_none_or(|heading| *heading == h.heading)
+        });
+        match rank {
+            Some(0) => first += 1,
+            _ => misses.push(format!(
+                "{:?} → want {} #{:?} at {:?}; got {:?}",
+                item.query,
+                item.path,
+                item.heading,
+                rank.map(|r| r + 1),
+                hits.iter()
+                    .take(3)
+                    .map(|h| format!("{} #{} {}", h.path, h.heading, h.score))
+                    .collect::<Vec<_>>()
+            )),
+        }
+        reciprocal += rank.map_or(0.0, |r| 1.0 / (r as f64 + 1.0));
+    }
+    let n = items.len() as f64;
+    let mrr = reciprocal / n;
+    let recall = f64::from(first) / n;
+    println!(
+        "known items: {}; MRR@10 {mrr:.3}; Recall@1 {recall:.3}",
+        items.len()
+    );
+    for miss in &misses {
+        println!("  {miss}");
+    }
+    assert!(mrr >= 0.88, "MRR@10 {mrr:.3} is under the 0.88 floor");
+    assert!(
+        recall >= 0.80,
+        "Recall@1 {recall:.3} is under the 0.80 floor"
+    );
+}

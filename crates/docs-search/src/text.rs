@@ -1,0 +1,167 @@
+//! Words, folding and identifier splitting: the only place that decides what a term is.
+//!
+//! A word is a maximal run of alphanumeric characters, underscores and
+//! combining marks. Its term is the word folded: Unicode canonical
+//! decomposition (NFD), combining marks dropped, then lowercased, so
+//! `Configuración`, `configuracion` and `CONFIGURACIÓN` are one term. A word
+//! that is an identifier (`appendLog`, `append_log`, `HTTPServer`) also yields
+//! its parts (`append`, `log`), so `append log` reaches it.
+
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
+/// Whether `c` belongs to a word.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || is_combining_mark(c)
+}
+
+/// The words of `text` with their byte offsets, in order.
+///
+/// Leading and trailing underscores are not part of a word; a run of only
+/// underscores is no word.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut rest = text;
+    let mut offset = 0;
+    std::iter::from_fn(move || {
+        loop {
+            let start = rest.find(is_word_char)?;
+            let len = rest[start..]
+                .find(|c: char| !is_word_char(c))
+                .unwrap_or(rest.len() - start);
+            let word = &rest[start..start + len];
+            let word_offset = offset + start;
+            rest = &rest[start + len..];
+            offset = word_offset + len;
+            let trimmed = word.trim_start_matches('_');
+            let lead = word.len() - trimmed.len();
+            let trimmed = trimmed.trim_end_matches('_');
+            if !trimmed.is_empty() {
+                return Some((word_offset + lead, trimmed));
+            }
+        }
+    })
+}
+
+/// Appends the folded form of `word` to `out` (cleared first).
+pub(crate) fn fold_into(word: &str, out: &mut String) {
+    out.clear();
+    if word.is_ascii() {
+        out.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    } else {
+        for c in word.nfd().filter(|c| !is_combining_mark(*c)) {
+            out.extend(c.to_lowercase());
+        }
+    }
+}
+
+/// The folded form of `word`.
+pub(crate) fn fold(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    fold_into(word, &mut out);
+    out
+}
+
+/// The identifier parts of `word` (split at `_` and at camelCase
+/// boundaries), or nothing when the word is not a compound.
+///
+/// `appendLog` → `append`, `Log`; `append_log` → `append`, `log`;
+/// `HTTPServer` → `HTTP`, `Server`; `utf8` and `Log` → nothing.
+pub(crate) fn identifier_parts(word: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    for (i, &(at, c)) in chars.iter().enumerate() {
+        if c == '_' {
+            if start < at {
+                parts.push(&word[start..at]);
+            }
+            start = at + 1;
+            continue;
+        }
+        if i == 0 || at == start {
+            continue;
+        }
+        let prev = chars[i - 1].1;
+        let next = chars.get(i + 1).map(|&(_, n)| n);
+        let lower_to_upper = (prev.is_lowercase() || prev.is_numeric()) && c.is_uppercase();
+        let acronym_end =
+            prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase);
+        if lower_to_upper || acronym_end {
+            parts.push(&word[start..at]);
+            start = at;
+        }
+    }
+    if start < word.len() {
+        parts.push(&word[start..]);
+    }
+    if parts.len() < 2 {
+        parts.clear();
+    }
+    parts
+}
+
+/// English and Spanish function words (folded), ignored in a query that has other words.
+const STOPWORDS: [&str; 92] = [
+    // English.
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "did", "do", "does", "for",
+    "from", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of",
+    "on", "or", "should", "so", "than", "that", "the", "then", "there", "these", "this", "those",
+    "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "with", "would",
+    "you", "your", // Spanish.
+    "al", "como", "con", "cual", "cuando", "de", "del", "donde", "el", "en", "es", "esta", "este",
+    "esto", "hay", "la", "las", "le", "les", "lo", "los", "mi", "mis", "o", "para", "por", "que",
+    "se", "son", "su", "sus", "tu", "un", "una", "unas", "unos", "y", "yo",
+];
+
+/// Whether a folded word is a function word that a query can do without.
+pub(crate) fn is_stopword(folded: &str) -> bool {
+    STOPWORDS.contains(&folded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folding_is_case_and_accent_insensitive() {
+        assert_eq!(fold("Configuración"), "configuracion");
+        assert_eq!(fold("ÁRBOL"), "arbol");
+        assert_eq!(fold("ñandú"), "nandu");
+        // Already decomposed input folds the same way.
+        assert_eq!(fold("configuracio\u{301}n"), "configuracion");
+        assert_eq!(fold("appendLog"), "appendlog");
+    }
+
+    #[test]
+    fn words_keep_offsets_and_skip_punctuation() {
+        let text = "¿Cómo se usa `appendLog`? __init__ ok";
+        let got: Vec<_> = words(text).collect();
+        assert_eq!(
+            got,
+            vec![
+                (2, "Cómo"),
+                (8, "se"),
+                (11, "usa"),
+                (16, "appendLog"),
+                (30, "init"),
+                (37, "ok")
+            ]
+        );
+        assert_eq!(&text[16..25], "appendLog");
+    }
+
+    #[test]
+    fn identifiers_split_at_case_and_underscores() {
+        assert_eq!(identifier_parts("appendLog"), vec!["append", "Log"]);
+        assert_eq!(identifier_parts("append_log"), vec!["append", "log"]);
+        assert_eq!(identifier_parts("HTTPServer"), vec!["HTTP", "Server"]);
+        assert_eq!(
+            identifier_parts("flow_validate2"),
+            vec!["flow", "validate2"]
+        );
+        assert_eq!(identifier_parts("isError"), vec!["is", "Error"]);
+        assert!(identifier_parts("utf8").is_empty());
+        assert!(identifier_parts("Log").is_empty());
+        assert!(identifier_parts("HTTP").is_empty());
+    }
+}

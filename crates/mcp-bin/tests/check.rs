@@ -1,0 +1,164 @@
+//! End-to-end tests of `botmesh-mcp check`: the real binary on real files, its exit codes
+//! (0, 1, 2), its three output formats, and an empty stdout when a file cannot be read.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use botmesh_mcp::internal::flow_analyzer::parse_source;
+
+const CLEAN: &str = r#"{"version": 2, "id": "main", "steps": [
+  {"id": "ask_name", "kind": "ask", "text": "Your name?", "save": "name"},
+  {"id": "bye", "kind": "end", "text": "Bye {{name}}"}
+]}"#;
+
+const CALLS_PAY: &str = r#"{"version": 2, "id": "shop", "steps": [
+  {"id": "go", "kind": "subflow", "flow": "pay"},
+  {"id": "bye", "kind": "end"}
+]}"#;
+
+const PAY: &str = r#"{"version": 2, "id": "pay", "steps": [
+  {"id": "amount", "kind": "ask", "text": "How much?", "save": "amount", "input": "number"},
+  {"id": "done", "kind": "end", "text": "Paid {{amount}}"}
+]}"#;
+
+const VERSION_1: &str = r#"{"version": 1, "id": "old", "steps": [{"id": "a", "kind": "end"}]}"#;
+
+/// A scratch directory holding the given files; unique per test and process.
+fn scratch(test: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("botmesh-check-it-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("subflows")).expect("the temp dir is writable");
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("the temp dir is writable");
+    }
+    dir
+}
+
+fn check(dir: &PathBuf, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_botmesh-mcp"))
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("stderr is UTF-8")
+}
+
+#[test]
+fn a_clean_file_exits_0() {
+    let dir = scratch("clean", &[("main.json", CLEAN)]);
+    let output = check(&dir, &["main.json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "checked 1 file: 0 errors, 0 warnings, 0 infos\n"
+    );
+}
+
+#[test]
+fn an_error_diagnostic_exits_1_in_every_format() {
+    let dir = scratch(
+        "errors",
+        &[("shop.json", CALLS_PAY), ("subflows/pay.json", PAY)],
+    );
+    let text = check(&dir, &["shop.json"]);
+    assert_eq!(text.status.code(), Some(1));
+    assert_eq!(
+        stdout(&text),
+        "shop.json: error[missing-subflow] /steps/0/flow: flow \"pay\" is not in the set; pass it in subflows or correct the flow id\n\
+         checked 1 file: 1 error, 0 warnings, 0 infos\n"
+    );
+    let github = check(&dir, &["--format", "github", "shop.json"]);
+    assert_eq!(github.status.code(), Some(1));
+    assert!(
+        stdout(&github)
+            .starts_with("::error file=shop.json,title=missing-subflow::/steps/0/flow: "),
+        "{}",
+        stdout(&github)
+    );
+    let json = check(&dir, &["--format=json", "shop.json"]);
+    assert_eq!(json.status.code(), Some(1));
+    let report = parse_source("stdout", &stdout(&json)).unwrap();
+    assert_eq!(report["summary"]["errors"], 1);
+    assert_eq!(report["files"][0]["file"], "shop.json");
+    assert_eq!(report["files"][0]["findings"][0]["code"], "missing-subflow");
+    // With its subflow directory, the same file is clean.
+    let fixed = check(&dir, &["--subflows", "subflows", "shop.json"]);
+    assert_eq!(fixed.status.code(), Some(0), "{}", stdout(&fixed));
+}
+
+#[test]
+fn warnings_alone_exit_0() {
+    let unreachable = r#"{"version": 2, "id": "w", "steps": [
+      {"id": "a", "kind": "end"}, {"id": "orphan", "kind": "end"}]}"#;
+    let dir = scratch("warnings", &[("w.json", unreachable)]);
+    let output = check(&dir, &["w.json"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stdout(&output).contains("w.json: warning[unreachable-step] /steps/1: "));
+}
+
+#[test]
+fn a_document_to_migrate_is_an_error_naming_flow_migrate() {
+    let dir = scratch("migrate", &[("old.json", VERSION_1)]);
+    let output = check(&dir, &["old.json"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).starts_with("old.json: error[migration-needed] /version: ")
+            && stdout(&output).contains("flow_migrate"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn an_unreadable_file_exits_2_naming_it_with_nothing_on_stdout() {
+    let dir = scratch(
+        "unreadable",
+        &[("main.json", CLEAN), ("broken.json", "{ nope")],
+    );
+    let missing = check(&dir, &["main.json", "missing.json"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert_eq!(stdout(&missing), "");
+    assert!(
+        stderr(&missing).contains("missing.json"),
+        "{}",
+        stderr(&missing)
+    );
+    let broken = check(&dir, &["main.json", "broken.json"]);
+    assert_eq!(broken.status.code(), Some(2));
+    assert_eq!(stdout(&broken), "");
+    assert!(
+        stderr(&broken).contains("broken.json is not JSON"),
+        "{}",
+        stderr(&broken)
+    );
+    let bad_subflow = check(&dir, &["--subflows", "nowhere.json", "main.json"]);
+    assert_eq!(bad_subflow.status.code(), Some(2));
+    assert_eq!(stdout(&bad_subflow), "");
+    assert!(stderr(&bad_subflow).contains("nowhere.json"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = scratch("usage", &[("main.json", CLEAN)]);
+    for args in [
+        &[][..],
+        &["--format", "xml", "main.json"],
+        &["--nope", "main.json"],
+    ] {
+        let output = check(&dir, args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&output), "");
+        assert!(
+            stderr(&output).contains("usage: botmesh-mcp check"),
+            "{args:?}"
+        );
+    }
+}
