@@ -9,7 +9,7 @@
 // otherwise (also when the whole session takes longer than 30 s, so CI never stalls).
 import { readFileSync } from 'node:fs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const sdkVersion = JSON.parse(
   readFileSync(new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url), 'utf8'),
@@ -46,6 +46,12 @@ async function main() {
   const transport = new StdioClientTransport({
     command: command[0],
     args: command.slice(1),
+    // The SDK passes only a few safe variables to the server; keep npm's settings too, so a
+    // check that points npm at an unreachable registry also holds for `npx` started here.
+    env: {
+      ...getDefaultEnvironment(),
+      ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key.startsWith('npm_config_'))),
+    },
     stderr: 'inherit',
   })
   // The SDK hands the negotiated revision to transports that want it (HTTP sends it as a

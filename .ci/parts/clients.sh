@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Real-client checks against the release binary, over stdio:
+# - the official TypeScript SDK client (initialize, tools/list, flow_validate; must get 2025-11-25),
+# - the official Python SDK client in its default auto mode (server/discover first, initialize on
+#   an error; lists tools and calls every flow tool with result-shape validation on; asserts the
+#   negotiated revision),
+# - the MCP Inspector CLI (tools/list and one tools/call).
+# Installs into git-ignored folders (tools/clients/node_modules, tools/clients/.venv); builds
+# nothing unless the release binary is missing. Quiet on success apart from one line per client.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+# The revision each client must settle on: the TypeScript SDK 1.x only knows initialize; the
+# Python SDK 2.x probes server/discover first and must settle on 2026-07-28 (a silent fall-back
+# to initialize passes every other check and must fail this one).
+TS_EXPECT=2025-11-25
+PY_EXPECT=2026-07-28
+
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
+bin="$target/release/botmesh-mcp"
+[ -x "$bin" ] || cargo build --release --locked -q -p botmesh-mcp-cli
+
+bash tools/clients/setup.sh
+node tools/clients/ts-client.mjs --expect "$TS_EXPECT" -- "$bin"
+tools/clients/.venv/bin/python tools/clients/py_client.py --expect "$PY_EXPECT" -- "$bin"
+node tools/clients/inspector-check.mjs -- "$bin"
+
+# The example flows shipped for editors validate and lint clean as a set.
+"$bin" check --subflows examples/flows examples/flows/*.json

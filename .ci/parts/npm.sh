@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# npm distribution check: `cargo xtask npm` assembles the packages, `npm pack` packs the main
+# package and this machine's platform package, both are installed from the tarballs into a
+# temporary project with the registry pointed at a closed port (nothing may be fetched), then:
+# `npx -y @botmesh/mcp --version`, a real MCP session through npx with the official TypeScript
+# SDK client, the launcher's behaviour tests (node --test: same bytes, exit status and signals
+# as the bare binary; the message when no platform package fits) and the launcher's start-up
+# overhead (reported, not asserted: speed is measured, never a test).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$root/$target" ;; esac
+bin="$target/release/botmesh-mcp"
+version=$(node -p 'require("./npm/mcp/package.json").version')
+platform=$(node -p 'process.platform + "-" + process.arch')
+
+bash tools/clients/setup.sh
+CARGO_TERM_QUIET=true cargo xtask npm --locked >/dev/null
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+npm pack --silent --pack-destination "$work" "$target/npm/mcp" "$target/npm/mcp-$platform" >/dev/null
+mkdir "$work/project"
+printf '{ "name": "botmesh-npm-check", "private": true }\n' >"$work/project/package.json"
+
+export npm_config_registry=http://127.0.0.1:9 npm_config_update_notifier=false
+(
+  cd "$work/project"
+  npm install --offline --no-audit --no-fund --loglevel=error \
+    "$work/botmesh-mcp-$version.tgz" "$work/botmesh-mcp-$platform-$version.tgz" >/dev/null
+  got=$(npx -y @botmesh/mcp --version)
+  if [ "$got" != "botmesh-mcp $version" ]; then
+    echo "npx -y @botmesh/mcp --version printed '$got', expected 'botmesh-mcp $version'" >&2
+    exit 1
+  fi
+  echo "npx -y @botmesh/mcp --version: $got (installed offline from the packed tarballs)"
+  node "$root/tools/clients/ts-client.mjs" --label "ts-sdk via npx -y @botmesh/mcp" -- npx -y @botmesh/mcp
+)
+
+if ! LAUNCHER_PROJECT="$work/project" BARE_BINARY="$bin" \
+  node --test --test-reporter=tap "$root/tools/clients/launcher.test.mjs" >"$work/launcher.tap" 2>&1; then
+  cat "$work/launcher.tap" >&2
+  exit 1
+fi
+passed=$(sed -n 's/^# pass //p' "$work/launcher.tap")
+failed=$(sed -n 's/^# fail //p' "$work/launcher.tap")
+echo "launcher: $passed passed, $failed failed"
+node tools/clients/launcher-bench.mjs --binary "$bin" --project "$work/project" --runs 20

@@ -1,0 +1,283 @@
+//! The Streamable HTTP transport of botmesh-mcp: one [`McpServer`] hosted for a whole team,
+//! safe by default.
+//!
+//! ```no_run
+//! use botmesh_mcp::{ServerOptions, create_mcp_server};
+//! use botmesh_mcp_http::{HttpOptions, serve};
+//! let server = create_mcp_server(ServerOptions::default());
+//! // Blocks until SIGINT/SIGTERM, then lets in-flight requests finish.
+//! serve(server, HttpOptions::default())?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # What it serves
+//! - `POST <path>` (default `/mcp`) with one JSON-RPC message, or a batch under revision
+//!   2025-03-26, answered as `application/json` (or as a one-event `text/event-stream` when the
+//!   client accepts only that); only notifications or responses answer `202` with no body.
+//!   `Accept` without JSON or an event stream answers `406`; a `Content-Type` other than
+//!   `application/json` answers `415`.
+//! - A successful `initialize` returns `Mcp-Session-Id` (128 random bits, hex); later POSTs
+//!   without it answer `400`, with an unknown, expired (idle longer than
+//!   [`HttpOptions::session_idle`]) or other-token one `404`. `DELETE` closes a session (`204`).
+//!   `GET` answers `405` with `Allow` (there is no server-initiated stream). With
+//!   [`HttpOptions::stateless`] no session ids are issued: each POST is served by a session
+//!   initialized at the revision of its `MCP-Protocol-Version` header (2025-03-26 when absent).
+//! - `MCP-Protocol-Version`: absent means 2025-03-26 (or the session's revision); an unsupported
+//!   value answers `400` listing the revisions spoken; never required on `initialize`. The value
+//!   `2026-07-28` routes the POST to the server's stateless path (no session, and
+//!   `-32601` → `404`, `-32602`/`-32022`/… → `400`).
+//! - Bodies larger than the server's max message length (in bytes here) answer `413`, decided
+//!   from `Content-Length` or while streaming, never by holding the whole body. Headers and
+//!   then the body must each arrive within [`HttpOptions::request_timeout`] (a slow body answers
+//!   `408`, slow headers close the connection).
+//! - SIGINT/SIGTERM stop accepting, let in-flight requests finish (up to
+//!   [`HttpOptions::shutdown_grace`]) and return.
+//!
+//! # Safety
+//! - Listens on `127.0.0.1:3000` unless told otherwise; a non-loopback address without a tokens
+//!   file is refused ([`Error::InsecureBind`]).
+//! - DNS-rebinding protection: `Host` and `Origin` must name a loopback host, the bound address,
+//!   or an [`HttpOptions::allowed_origins`] entry (`403` otherwise; no `Origin` is fine).
+//! - Bearer tokens ([`new_token`], [`HttpOptions::tokens_file`]): only SHA-256 hashes are stored,
+//!   compared in constant time; missing or invalid answers `401` with `WWW-Authenticate:
+//!   Bearer`. A token's scopes limit its tools (the server answers an out-of-scope call with a
+//!   tool result `isError: true` naming the scope). A session belongs to the token that opened it.
+//! - CORS ([`HttpOptions::cors_origins`], off by default): preflights answered, `Mcp-Session-Id`
+//!   exposed.
+//! - Rate limit per token, or per client address without tokens (`429` with `Retry-After`).
+//! - One audit line per tool call at `info` on target `botmesh_mcp_http::audit`: token id, tool,
+//!   outcome, duration; never arguments, documents, results or tokens.
+//!
+//! # Why an async runtime here
+//! The stdio path stays synchronous (house style §4). This crate serves many concurrent,
+//! long-lived, mostly idle keep-alive connections with per-connection timeouts and a graceful
+//! shutdown that waits for in-flight requests. A thread per connection would cost a stack per
+//! idle client and make the timeouts and the shutdown hand-rolled; `tokio` + `hyper` give all
+//! of that, a correct HTTP/1.1 parser and keep-alive, in a few hundred kilobytes of binary. The
+//! runtime never leaks out: [`serve`] is a blocking function, and the server itself stays sync
+//! (tool calls run inline, or under `block_in_place` for bodies over 64 KiB).
+//!
+//! # Dependencies
+//! - `tokio`: the runtime, sockets, timers and signals (see above).
+//! - `hyper` 1 (`http1`, `server`): the HTTP/1.1 server; `hyper-util`: its tokio glue and
+//!   graceful shutdown; `http-body-util`: the streaming body limit; `bytes`: hyper's body type.
+//! - `subtle`: constant-time comparison of token hashes (well reviewed, tiny).
+//! - `getrandom`: session ids and tokens from the operating system's generator.
+
+mod error;
+mod guard;
+mod options;
+mod service;
+mod state;
+mod tokens;
+
+pub use error::Error;
+pub use options::{DEFAULT_ADDR, HttpOptions};
+pub use tokens::{SCOPES, new_token};
+
+use botmesh_mcp::McpServer;
+use botmesh_mcp::internal::Session;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use service::Shared;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Serves `server` over HTTP until SIGINT or SIGTERM, then lets in-flight requests finish.
+///
+/// Fails before listening when the options are unsafe or unusable (see [`Error`]).
+pub fn serve(server: McpServer, options: HttpOptions) -> Result<(), Error> {
+    serve_until(server, options, shutdown_signal(), |addr| {
+        tracing::info!(%addr, "botmesh-mcp listening over HTTP");
+    })
+}
+
+/// Like [`serve`], but stops when `shutdown` completes instead of on a signal, and calls
+/// `bound` with the address actually bound (useful with port 0) before serving.
+pub fn serve_until<S, B>(
+    server: McpServer,
+    options: HttpOptions,
+    shutdown: S,
+    bound: B,
+) -> Result<(), Error>
+where
+    S: Future<Output = ()>,
+    B: FnOnce(SocketAddr),
+{
+    let shared = prepare(server, options)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("botmesh-http")
+        .build()
+        .map_err(Error::Runtime)?;
+    runtime.block_on(run(Arc::new(shared), shutdown, bound))
+}
+
+fn check_path(path: &str) -> Result<(), Error> {
+    let ok = path.starts_with('/')
+        && !path
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control() || b == b'?' || b == b'#');
+    if ok { Ok(()) } else { Err(Error::BadPath) }
+}
+
+fn prepare(server: McpServer, options: HttpOptions) -> Result<Shared, Error> {
+    check_path(&options.path)?;
+    if !options.addr.ip().is_loopback() && options.tokens_file.is_none() {
+        return Err(Error::InsecureBind { addr: options.addr });
+    }
+    let tokens = match &options.tokens_file {
+        Some(path) => Some(tokens::TokenStore::open(path)?),
+        None => None,
+    };
+    let guard = guard::Guard::new(
+        options.addr,
+        &options.allowed_origins,
+        &options.cors_origins,
+    )?;
+    let templates = botmesh_mcp::PROTOCOL_REVISIONS
+        .iter()
+        .filter_map(|revision| initialized_session(&server, revision).map(|s| (*revision, s)))
+        .collect();
+    let limiter = (options.rate_limit_per_minute > 0)
+        .then(|| state::RateLimiter::new(options.rate_limit_per_minute));
+    Ok(Shared {
+        sessions: state::Sessions::new(options.session_idle, options.max_sessions),
+        max_body: options
+            .max_body_bytes
+            .unwrap_or_else(|| server.max_message_length()),
+        server,
+        guard,
+        tokens,
+        limiter,
+        templates,
+        options,
+    })
+}
+
+/// A session that went through `initialize` at `revision`, for stateless POSTs; `None` when
+/// the server negotiates something else (the stateless 2026-07-28 revision has no handshake).
+fn initialized_session(server: &McpServer, revision: &str) -> Option<Session> {
+    let mut session = Session::new();
+    let initialize = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {
+            "protocolVersion": revision,
+            "capabilities": {},
+            "clientInfo": { "name": "botmesh-mcp-http stateless", "version": "0" },
+        },
+    });
+    server.handle_value(&mut session, initialize)?;
+    let initialized =
+        serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    let _ = server.handle_value(&mut session, initialized);
+    (session.protocol_revision() == Some(revision)).then_some(session)
+}
+
+async fn run<S, B>(shared: Arc<Shared>, shutdown: S, bound: B) -> Result<(), Error>
+where
+    S: Future<Output = ()>,
+    B: FnOnce(SocketAddr),
+{
+    let addr = shared.options.addr;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| Error::Bind { addr, source })?;
+    let local = listener
+        .local_addr()
+        .map_err(|source| Error::Bind { addr, source })?;
+    bound(local);
+    let housekeeping = tokio::spawn(housekeeping(shared.clone()));
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, peer) = match accepted {
+                    Ok(pair) => pair,
+                    Err(error) => {
+                        // Out of file descriptors and the like: wait instead of spinning.
+                        tracing::warn!(%error, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let _ = stream.set_nodelay(true);
+                let timeout = shared.options.request_timeout;
+                let shared = shared.clone();
+                let service = service_fn(move |request| {
+                    service::handle(shared.clone(), peer.ip(), request)
+                });
+                let connection = http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(timeout)
+                    .serve_connection(TokioIo::new(stream), service);
+                let connection = graceful.watch(connection);
+                tokio::spawn(async move {
+                    if let Err(error) = connection.await {
+                        tracing::debug!(%peer, %error, "connection ended with an error");
+                    }
+                });
+            }
+            () = &mut shutdown => break,
+        }
+    }
+    drop(listener);
+    housekeeping.abort();
+    tracing::info!("shutting down: finishing in-flight requests");
+    tokio::select! {
+        () = graceful.shutdown() => tracing::info!("all connections closed"),
+        () = tokio::time::sleep(shared.options.shutdown_grace) => {
+            tracing::warn!("shutdown grace period over; dropping the remaining connections");
+        }
+    }
+    Ok(())
+}
+
+/// Once a second: forget idle sessions and full rate buckets, reload a changed tokens file.
+async fn housekeeping(shared: Arc<Shared>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        shared.sessions.sweep();
+        if let Some(limiter) = &shared.limiter {
+            limiter.sweep();
+        }
+        if let Some(tokens) = &shared.tokens {
+            tokens.reload_if_changed();
+        }
+    }
+}
+
+/// Completes on SIGINT or (on Unix) SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::warn!(%error, "cannot listen for SIGINT");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => tracing::info!("SIGINT received"),
+        () = terminate => tracing::info!("SIGTERM received"),
+    }
+}
