@@ -1,35 +1,57 @@
 //! The `botmesh-mcp` command: argument parsing, logging set-up and exit codes; nothing else.
 //!
-//! `botmesh-mcp [--docs DIR] [--tools LIST]` serves MCP over stdio until stdin ends;
-//! `botmesh-mcp check ...` validates and lints flow files for CI.
+//! - `botmesh-mcp [--docs DIR] [--tools LIST]` serves MCP over stdio until stdin ends;
+//! - `botmesh-mcp --http ADDR [...]` serves the same tools over Streamable HTTP;
+//! - `botmesh-mcp check ...` validates and lints flow files for CI;
+//! - `botmesh-mcp token new --scopes LIST --tokens FILE` adds a bearer token for `--http`.
 
 mod check;
 
-use botmesh_mcp::{ServerOptions, run_stdio};
+use botmesh_mcp::{ServerOptions, create_mcp_server, run_stdio};
+use botmesh_mcp_http::HttpOptions;
 use std::ffi::OsString;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 const USAGE: &str = "\
-botmesh-mcp: an MCP server (stdio) for botmesh flow documents and guides
+botmesh-mcp: an MCP server for botmesh flow documents and guides
 
 Usage:
-  botmesh-mcp [--docs DIR] [--tools LIST]
+  botmesh-mcp [--docs DIR] [--tools LIST]                  serve MCP on stdio
+  botmesh-mcp --http ADDR [HTTP OPTIONS] [--docs DIR] [--tools LIST]
   botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...
+  botmesh-mcp token new --scopes flow,docs --tokens FILE
 
 Options:
-  --docs DIR      serve docs_search and docs_page over this Markdown tree
-                  (default: $BOTMESH_DOCS_DIR, then the legacy $BOTWA_DOCS_DIR)
-  --tools LIST    serve only these tools (comma-separated names)
-  -h, --help      print this help and exit
-  -V, --version   print the version and exit
+  --docs DIR            serve docs_search and docs_page over this Markdown tree
+                        (default: $BOTMESH_DOCS_DIR, then the legacy $BOTWA_DOCS_DIR)
+  --tools LIST          serve only these tools (comma-separated names)
+  -h, --help            print this help and exit
+  -V, --version         print the version and exit
+
+HTTP options (Streamable HTTP, one server for a team):
+  --http ADDR           listen on ADDR (e.g. 127.0.0.1:8080, or a port for 127.0.0.1);
+                        a non-loopback address needs --tokens
+  --http-path PATH      the MCP endpoint (default /mcp)
+  --stateless           issue no session ids (several instances behind a load balancer)
+  --session-idle SECS   close sessions idle this long (default 1800)
+  --tokens FILE         require bearer tokens from FILE (made by `botmesh-mcp token new`)
+  --allow-origin ORIGIN accept this Origin/Host besides loopback (repeatable)
+  --cors ORIGIN         answer CORS requests from ORIGIN (repeatable; off by default)
+  --rate-limit N        tool calls per minute per token or client address (default 120, 0: off)
 
 Logs go to stderr (filter with RUST_LOG, e.g. RUST_LOG=debug); stdout carries only protocol
-messages. The server exits with status 0 when stdin ends.";
+messages. On stdio the server exits with status 0 when stdin ends.";
 
 /// What the command line asks for.
 enum Command {
-    Serve(ServerOptions),
+    Serve(ServerOptions, Option<Box<HttpOptions>>),
+    NewToken {
+        scopes: Vec<String>,
+        tokens: PathBuf,
+    },
     Help,
     Version,
 }
@@ -43,24 +65,71 @@ impl From<lexopt::Error> for UsageError {
     }
 }
 
+fn comma_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+fn parse_addr(text: &str) -> Result<SocketAddr, UsageError> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    let text = text
+        .strip_prefix("localhost:")
+        .map_or_else(|| text.to_owned(), |port| format!("127.0.0.1:{port}"));
+    text.parse().map_err(|_| {
+        UsageError(format!(
+            "--http: not an address: {text} (try 127.0.0.1:8080)"
+        ))
+    })
+}
+
+fn parse_token_command(args: Vec<OsString>) -> Result<Command, UsageError> {
+    use lexopt::prelude::*;
+    let mut parser = lexopt::Parser::from_args(args);
+    match parser.next()? {
+        Some(Value(action)) if action == "new" => {}
+        Some(other) => return Err(other.unexpected().into()),
+        None => {
+            return Err(UsageError(
+                "token: say `token new --scopes LIST --tokens FILE`".into(),
+            ));
+        }
+    }
+    let (mut scopes, mut tokens) = (None, None);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("scopes") => scopes = Some(comma_list(&parser.value()?.string()?)),
+            Long("tokens") => tokens = Some(PathBuf::from(parser.value()?)),
+            _ => return Err(arg.unexpected().into()),
+        }
+    }
+    match (scopes, tokens) {
+        (Some(scopes), Some(tokens)) => Ok(Command::NewToken { scopes, tokens }),
+        _ => Err(UsageError(
+            "token new needs --scopes LIST and --tokens FILE".into(),
+        )),
+    }
+}
+
 fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
     use lexopt::prelude::*;
     let mut parser = lexopt::Parser::from_args(args);
     let mut docs: Option<PathBuf> = None;
     let mut tools: Option<Vec<String>> = None;
+    let mut http: Option<HttpOptions> = None;
+    let mut http_only: Option<String> = None;
+    let mut http_options = HttpOptions::default();
     while let Some(arg) = parser.next()? {
         match arg {
             Short('h') | Long("help") => return Ok(Command::Help),
             Short('V') | Long("version") => return Ok(Command::Version),
             Long("docs") => docs = Some(parser.value()?.into()),
             Long("tools") => {
-                let list = parser.value()?.string()?;
-                let names: Vec<String> = list
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|name| !name.is_empty())
-                    .map(str::to_owned)
-                    .collect();
+                let names = comma_list(&parser.value()?.string()?);
                 let known = botmesh_mcp::internal::builtin_tool_names();
                 if let Some(unknown) = names.iter().find(|name| !known.contains(&name.as_str())) {
                     return Err(UsageError(format!(
@@ -70,37 +139,77 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
                 }
                 tools = Some(names);
             }
+            Long("http") => {
+                http =
+                    Some(HttpOptions::default().with_addr(parse_addr(&parser.value()?.string()?)?))
+            }
+            Long("http-path") => {
+                http_only.get_or_insert_with(|| "--http-path".into());
+                http_options = http_options.with_path(parser.value()?.string()?);
+            }
+            Long("stateless") => {
+                http_only.get_or_insert_with(|| "--stateless".into());
+                http_options = http_options.with_stateless(true);
+            }
+            Long("session-idle") => {
+                http_only.get_or_insert_with(|| "--session-idle".into());
+                let seconds: u64 = parser.value()?.parse()?;
+                http_options = http_options.with_session_idle(Duration::from_secs(seconds.max(1)));
+            }
+            Long("tokens") => {
+                http_only.get_or_insert_with(|| "--tokens".into());
+                http_options = http_options.with_tokens_file(Some(parser.value()?.into()));
+            }
+            Long("allow-origin") => {
+                http_only.get_or_insert_with(|| "--allow-origin".into());
+                http_options.allowed_origins.push(parser.value()?.string()?);
+            }
+            Long("cors") => {
+                http_only.get_or_insert_with(|| "--cors".into());
+                http_options.cors_origins.push(parser.value()?.string()?);
+            }
+            Long("rate-limit") => {
+                http_only.get_or_insert_with(|| "--rate-limit".into());
+                http_options = http_options.with_rate_limit_per_minute(parser.value()?.parse()?);
+            }
             _ => return Err(arg.unexpected().into()),
         }
     }
+    let http = match (http, http_only) {
+        (Some(http), _) => Some(Box::new(http_options.with_addr(http.addr))),
+        (None, Some(flag)) => return Err(UsageError(format!("{flag} needs --http ADDR"))),
+        (None, None) => None,
+    };
     let docs = docs.or_else(|| {
         ["BOTMESH_DOCS_DIR", "BOTWA_DOCS_DIR"]
             .into_iter()
             .find_map(|name| std::env::var_os(name).filter(|value| !value.is_empty()))
             .map(PathBuf::from)
     });
-    if let Some(dir) = &docs
-        && !dir.is_dir()
-    {
-        tracing::warn!(
-            "docs directory {} does not exist; docs_search and docs_page are not served",
-            dir.display()
-        );
-    }
     Ok(Command::Serve(
         ServerOptions::default()
             .with_docs_dir(docs)
             .with_tools(tools),
+        http,
     ))
 }
 
-fn init_logging() {
+/// Logs to stderr; `RUST_LOG` (a `target=level,...` list) overrides the default, which is
+/// warnings, plus the HTTP transport's audit lines when serving HTTP.
+fn init_logging(http: bool) {
     use tracing_subscriber::filter::{LevelFilter, Targets};
     use tracing_subscriber::prelude::*;
+    let default = if http {
+        Targets::new()
+            .with_default(LevelFilter::WARN)
+            .with_target("botmesh_mcp_http", LevelFilter::INFO)
+    } else {
+        Targets::new().with_default(LevelFilter::WARN)
+    };
     let filter = std::env::var("RUST_LOG")
         .ok()
         .and_then(|spec| spec.parse::<Targets>().ok())
-        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::WARN));
+        .unwrap_or(default);
     let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -114,16 +223,22 @@ fn init_logging() {
 #[expect(
     clippy::print_stdout,
     clippy::print_stderr,
-    reason = "the command's own help, version and usage errors"
+    reason = "the command's own help, version, token and usage errors"
 )]
 fn main() -> ExitCode {
     let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    if args.first().is_some_and(|arg| arg == "check") {
-        args.remove(0);
-        return check::run(args);
-    }
-    init_logging();
-    match parse(args) {
+    let command = match args.first().and_then(|arg| arg.to_str()) {
+        Some("check") => {
+            args.remove(0);
+            return check::run(args);
+        }
+        Some("token") => {
+            args.remove(0);
+            parse_token_command(args)
+        }
+        _ => parse(args),
+    };
+    match command {
         Ok(Command::Help) => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -132,13 +247,41 @@ fn main() -> ExitCode {
             println!("botmesh-mcp {}", botmesh_mcp::SERVER_VERSION);
             ExitCode::SUCCESS
         }
-        Ok(Command::Serve(options)) => match run_stdio(options) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(error) => {
-                tracing::error!("{error}");
-                ExitCode::FAILURE
+        Ok(Command::NewToken { scopes, tokens }) => {
+            match botmesh_mcp_http::new_token(&tokens, &scopes) {
+                Ok(token) => {
+                    println!("{token}");
+                    eprintln!(
+                        "botmesh-mcp: token added to {} (shown once; only its hash is stored)",
+                        tokens.display()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("botmesh-mcp: {error}");
+                    ExitCode::from(2)
+                }
             }
-        },
+        }
+        Ok(Command::Serve(options, http)) => {
+            init_logging(http.is_some());
+            match http {
+                None => match run_stdio(options) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(error) => {
+                        tracing::error!("{error}");
+                        ExitCode::FAILURE
+                    }
+                },
+                Some(http) => match botmesh_mcp_http::serve(create_mcp_server(options), *http) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(error) => {
+                        eprintln!("botmesh-mcp: {error}");
+                        ExitCode::from(2)
+                    }
+                },
+            }
+        }
         Err(UsageError(message)) => {
             eprintln!("botmesh-mcp: {message}\n\n{USAGE}");
             ExitCode::from(2)
