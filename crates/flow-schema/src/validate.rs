@@ -742,8 +742,19 @@ impl<'d> Validator<'d> {
             None => v.issue(format!("must be one of {}", quoted_list(&STEP_KINDS))),
         });
         let Some(kind) = known_kind else {
-            // Without a kind, the other properties cannot be judged; `next` still can.
+            // Without a kind, the other properties cannot be judged against one kind: `next`
+            // still can, and properties that no kind has are still unknown.
             self.field(object, "next", |v, value| v.step_ref(value, "next"));
+            let mut unknown: Vec<&str> = object
+                .keys()
+                .map(String::as_str)
+                .filter(|key| !STEP_KINDS.iter().any(|k| step_fields(k).contains(key)))
+                .collect();
+            unknown.sort_unstable();
+            for key in unknown {
+                let hint = did_you_mean(closest_property(key, &["id", "kind", "next"]));
+                self.issue_at(key, format!("unknown property \"{key}\"{hint}"));
+            }
             return;
         };
         match kind {
@@ -793,7 +804,12 @@ impl<'d> Validator<'d> {
         for key in unknown {
             let elsewhere = STEP_KINDS.iter().any(|k| step_fields(k).contains(&key));
             let message = if elsewhere {
-                format!("\"{key}\" is not allowed on a {kind} step")
+                let article = if matches!(kind, "ask" | "action" | "end") {
+                    "an"
+                } else {
+                    "a"
+                };
+                format!("\"{key}\" is not allowed on {article} {kind} step")
             } else {
                 let hint = did_you_mean(closest_property(key, fields));
                 format!("unknown property \"{key}\"{hint}")

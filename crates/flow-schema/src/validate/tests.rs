@@ -1,1 +1,511 @@
-//! Golden-style tests of `validate`.
+//! Golden-style tests of `validate`: valid documents, a table of invalid ones with their exact
+//! issues, the fixtures under `test_data/flows/`, and arbitrary JSON that must never panic.
+use expect_test::{Expect, expect};
+use serde_json::{Value, json};
+
+use crate::{EXAMPLE_FLOW_DOCUMENT, FlowDocument, validate};
+
+fn issues(document: &Value) -> String {
+    validate(document)
+        .issues
+        .iter()
+        .map(|i| format!("{}: {}\n", i.path, i.message))
+        .collect()
+}
+
+fn check(document: Value, expected: Expect) {
+    expected.assert_eq(&issues(&document));
+}
+
+#[test]
+fn the_example_validates_uses_at_least_12_kinds_and_deserializes() {
+    let document: Value = serde_json::from_str(EXAMPLE_FLOW_DOCUMENT).unwrap();
+    let validation = validate(&document);
+    assert_eq!(validation.issues, []);
+    let summary = validation.summary.unwrap();
+    assert!(summary.kinds.len() >= 12, "{:?}", summary.kinds);
+    assert_eq!(summary.id, "pizza-order");
+    assert_eq!(summary.steps, document["steps"].as_array().unwrap().len());
+    let model: FlowDocument = serde_json::from_value(document.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&model).unwrap(), document);
+}
+
+/// A valid document around the given steps.
+fn with_steps(steps: Value) -> Value {
+    json!({ "version": 2, "id": "test", "steps": steps })
+}
+
+#[test]
+fn minimal_documents_and_integer_spellings_are_valid() {
+    check(
+        json!({ "version": 2.0, "id": "a", "steps": [{ "id": "a", "kind": "end" }] }),
+        expect![[""]],
+    );
+    check(
+        with_steps(json!([
+            { "id": "wait", "kind": "delay", "seconds": 2e0 },
+            { "id": "ask", "kind": "ask", "text": "Age?", "save": "age", "input": "number", "retries": 5.0 },
+            { "id": "limits", "kind": "message", "text": "😀".repeat(4096) },
+        ])),
+        expect![[""]],
+    );
+    let summary = validate(&with_steps(json!([
+        { "id": "a", "kind": "message", "text": "hi" },
+        { "id": "b", "kind": "message", "text": "bye" },
+        { "id": "c", "kind": "end" },
+    ])))
+    .summary
+    .unwrap();
+    expect![[r#"{"version":2,"id":"test","steps":3,"kinds":{"end":1,"message":2}}"#]]
+        .assert_eq(&serde_json::to_string(&summary).unwrap());
+}
+
+#[test]
+fn version_other_than_2_is_one_issue_that_says_to_migrate() {
+    check(
+        json!({ "id": "a", "steps": "nonsense" }),
+        expect![[r#"
+        /version: document has no version (read as version 0), the current version is 2: call flow_migrate first
+    "#]],
+    );
+    check(
+        json!({ "version": 1, "id": "a", "steps": [] }),
+        expect![[r#"
+        /version: document version is 1, the current version is 2: call flow_migrate first
+    "#]],
+    );
+    check(
+        json!({ "version": 0.0 }),
+        expect![[r#"
+        /version: document version is 0, the current version is 2: call flow_migrate first
+    "#]],
+    );
+    check(
+        json!({ "version": "2", "steps": 1 }),
+        expect![[r#"
+        /version: unsupported version "2": the current version is 2 (call flow_migrate to upgrade versions 0 and 1)
+    "#]],
+    );
+    check(
+        json!({ "version": 3 }),
+        expect![[r#"
+        /version: unsupported version 3: the current version is 2 (call flow_migrate to upgrade versions 0 and 1)
+    "#]],
+    );
+    check(
+        json!([1, 2]),
+        expect![[r#"
+        : must be an object (a flow document)
+    "#]],
+    );
+}
+
+#[test]
+fn top_level_metadata_trigger_and_variables() {
+    let mut many = serde_json::Map::new();
+    for i in 0..101 {
+        many.insert(format!("v{i}"), json!({ "type": "boolean" }));
+    }
+    check(
+        json!({
+            "version": 2,
+            "$schema": "",
+            "id": "Pizza Order",
+            "name": "legacy",
+            "stpes": [],
+            "a/b~c": 1,
+            "metadata": {
+                "title": "",
+                "description": "x".repeat(1001),
+                "locale": "es_ES",
+                "tags": ["food", "é".repeat(41), "food"],
+                "author": "me"
+            },
+            "trigger": { "keywords": [], "match": "startswith", "fallback": "yes" },
+            "variables": {
+                "Name": { "type": "string" },
+                "age": { "type": "int" },
+                "vip": { "type": "boolean", "default": "yes", "description": "", "defualt": true }
+            }
+        }),
+        expect![[r#"
+            : missing required property "steps"
+            /$schema: must be a non-empty string
+            /id: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-"
+            /metadata/title: must be a string of 1-120 characters
+            /metadata/description: must be a string of 1-1000 characters
+            /metadata/locale: must be a locale such as "en" or "pt-BR"
+            /metadata/tags/1: must be a string of 1-40 characters
+            /metadata/tags/2: duplicate tag "food" (first at /metadata/tags/0)
+            /metadata/author: unknown property "author"
+            /trigger/keywords: must be an array of 1-50 keywords
+            /trigger/match: must be one of "exact", "contains", "startsWith"
+            /trigger/fallback: must be a boolean
+            /variables/Name: invalid variable name "Name": must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
+            /variables/age/type: must be one of "string", "number", "boolean"
+            /variables/vip/default: must be a boolean (the declared type)
+            /variables/vip/description: must be a string of 1-200 characters
+            /variables/vip/defualt: unknown property "defualt" (did you mean "default"?)
+            /a~1b~0c: unknown property "a/b~c"
+            /name: unknown property "name"
+            /stpes: unknown property "stpes" (did you mean "steps"?)
+        "#]],
+    );
+    check(
+        json!({ "version": 2, "id": "a", "variables": many, "steps": [], "trigger": { "keywords": ["hi", "hi"] } }),
+        expect![[r#"
+            /trigger/keywords/1: duplicate keyword "hi" (first at /trigger/keywords/0)
+            /variables: must be an object of at most 100 variables
+            /steps: must be an array of 1-500 steps
+        "#]],
+    );
+}
+
+#[test]
+fn step_ids_kinds_and_properties() {
+    check(
+        with_steps(json!([
+            "hello",
+            {},
+            { "id": "a", "kind": "mesage", "text": "hi" },
+            { "id": "b", "kind": "carousel" },
+            { "id": "c", "kind": 5 },
+            { "id": "a", "kind": "message", "text": "again", "type": "message", "goto": "b" },
+            { "id": "9lives", "kind": "message", "text": "x", "buttons": [] },
+            { "id": "d", "kind": "end", "next": "a" },
+            { "id": "e", "kind": "branch", "cases": [{ "when": { "var": "x", "op": "exists" }, "next": "a" }], "next": "a" },
+            { "id": "f", "kind": "handoff", "queue": "q".repeat(65), "text": "", "next": "a" },
+        ])),
+        expect![[r#"
+            /steps/0: must be an object (a step)
+            /steps/1: missing required property "id"
+            /steps/1: missing required property "kind"
+            /steps/2/kind: unknown step kind "mesage" (did you mean "message"?)
+            /steps/3/kind: unknown step kind "carousel": must be one of "message", "media", "buttons", "list", "template", "location", "ask", "branch", "set", "delay", "action", "subflow", "handoff", "end"
+            /steps/4/kind: must be one of "message", "media", "buttons", "list", "template", "location", "ask", "branch", "set", "delay", "action", "subflow", "handoff", "end"
+            /steps/5/id: duplicate step id "a" (first at /steps/2)
+            /steps/5/goto: unknown property "goto" (did you mean "next"?)
+            /steps/5/type: unknown property "type" (did you mean "kind"?)
+            /steps/6/id: must be a step id: a letter, then up to 63 letters, digits, "_" or "-"
+            /steps/6/buttons: "buttons" is not allowed on a message step
+            /steps/7/next: "next" is not allowed on an end step
+            /steps/8/next: "next" is not allowed on a branch step
+            /steps/9/queue: must be a string of 1-64 characters
+            /steps/9/text: must be a string of 1-1024 characters
+            /steps/9/next: "next" is not allowed on a handoff step
+        "#]],
+    );
+}
+
+#[test]
+fn references_between_steps() {
+    check(
+        with_steps(json!([
+            { "id": "start", "kind": "message", "text": "hi", "next": "pay" },
+            { "id": "ask", "kind": "ask", "text": "?", "save": "x", "onFail": "strat", "next": "bad id" },
+            { "id": "pick", "kind": "branch", "cases": [{ "when": { "var": "x", "op": "exists" }, "next": "nowhere" }], "default": "pay_now" },
+            { "id": "pay_now", "kind": "end" },
+        ])),
+        expect![[r#"
+            /steps/0/next: unknown step "pay" in next (did you mean "pay_now"?)
+            /steps/1/onFail: unknown step "strat" in onFail (did you mean "start"?)
+            /steps/1/next: must be a step id: a letter, then up to 63 letters, digits, "_" or "-"
+            /steps/2/cases/0/next: unknown step "nowhere" in next
+        "#]],
+    );
+}
+
+#[test]
+fn sending_steps() {
+    check(
+        with_steps(json!([
+            { "id": "m1", "kind": "media", "media": "gif", "url": "http://x.com/a.png" },
+            { "id": "m2", "kind": "media", "media": "audio", "url": "https://x.com/a b.ogg", "caption": "listen", "filename": "a.ogg" },
+            { "id": "m3", "kind": "media", "media": "document", "url": "https://x.com/a.pdf", "filename": "", "caption": "é".repeat(1025) },
+            { "id": "t1", "kind": "template", "name": "Order-Ready", "language": "pt-BR", "parameters": ["", "ok"] },
+            { "id": "t2", "kind": "template", "name": "ok", "language": "en", "parameters": vec!["p"; 21] },
+            { "id": "l1", "kind": "location", "latitude": 91, "longitude": "0", "name": "", "address": "a".repeat(301) },
+            { "id": "end", "kind": "end", "text": "😀".repeat(4097) },
+        ])),
+        expect![[r#"
+            /steps/0/media: must be one of "image", "video", "audio", "document", "sticker"
+            /steps/0/url: must be an https:// URL of at most 2048 characters without spaces or control characters
+            /steps/1/url: must be an https:// URL of at most 2048 characters without spaces or control characters
+            /steps/1/caption: "caption" is not allowed for audio media
+            /steps/1/filename: "filename" is only allowed for document media
+            /steps/2/caption: must be a string of 1-1024 characters
+            /steps/2/filename: must be a string of 1-240 characters
+            /steps/3/name: must be a template name of 1-512 lowercase letters, digits or "_"
+            /steps/3/language: must be a template language such as "en" or "pt_BR"
+            /steps/3/parameters/0: must be a string of 1-1024 characters
+            /steps/4/parameters: must be an array of at most 20 parameters
+            /steps/5/latitude: must be a number from -90 to 90
+            /steps/5/longitude: must be a number from -180 to 180
+            /steps/5/name: must be a string of 1-100 characters
+            /steps/5/address: must be a string of 1-300 characters
+            /steps/6/text: must be a string of 1-4096 characters
+        "#]],
+    );
+}
+
+#[test]
+fn buttons_and_lists() {
+    let row = |id: &str| json!({ "id": id, "title": "Row" });
+    check(
+        with_steps(json!([
+            { "id": "b1", "kind": "buttons", "text": "Pick", "header": "", "footer": "f".repeat(61), "buttons": [
+                { "id": "x", "title": "A" },
+                { "id": "x", "title": "Twenty-one characters", "next": "nope" },
+                { "title": "C", "label": "c" },
+                { "id": "", "title": "D" }
+            ] },
+            { "id": "l1", "kind": "list", "text": "Pick", "button": "Open the list of all options", "sections": [
+                { "title": "Twenty-five characters!!!", "rows": [row("r1"), row("r2"), row("r3"), row("r4"), row("r5"), row("r6")] },
+                { "rows": [row("r7"), row("r8"), row("r9"), row("r10"), row("r1")] },
+                { "rows": [] }
+            ] },
+            { "id": "l2", "kind": "list", "text": "Pick", "button": "Open", "sections": [
+                { "rows": [{ "id": "a", "title": "t".repeat(25), "description": "d".repeat(73), "next": "b1" }] }
+            ] },
+            { "id": "end", "kind": "end" },
+        ])),
+        expect![[r#"
+            /steps/0/buttons: must be an array of 1-3 buttons
+            /steps/0/buttons/1/id: duplicate button id "x" (first at /steps/0/buttons/0)
+            /steps/0/buttons/1/title: must be a string of 1-20 characters
+            /steps/0/buttons/1/next: unknown step "nope" in next
+            /steps/0/buttons/2: missing required property "id"
+            /steps/0/buttons/2/label: unknown property "label"
+            /steps/0/buttons/3/id: must be a string of 1-256 characters
+            /steps/0/header: must be a string of 1-60 characters
+            /steps/0/footer: must be a string of 1-60 characters
+            /steps/1/button: must be a string of 1-20 characters
+            /steps/1/sections: a list has at most 10 rows in all sections together, found 11
+            /steps/1/sections/0/title: must be a string of 1-24 characters
+            /steps/1/sections/1/rows/4/id: duplicate row id "r1" (first at /steps/1/sections/0/rows/0)
+            /steps/1/sections/2/rows: must be an array of 1-10 rows
+            /steps/2/sections/0/rows/0/title: must be a string of 1-24 characters
+            /steps/2/sections/0/rows/0/description: must be a string of 1-72 characters
+        "#]],
+    );
+}
+
+#[test]
+fn asks_sets_delays_actions_and_subflows() {
+    let mut deep = json!(1);
+    for _ in 0..32 {
+        deep = json!([deep]);
+    }
+    check(
+        with_steps(json!([
+            { "id": "a1", "kind": "ask", "text": "Name?", "save": "contact_name", "pattern": "(?=a)b", "retries": 6 },
+            { "id": "a2", "kind": "ask", "text": "Age?", "save": "age", "input": "number", "pattern": "^\\d+$", "retries": 2.5, "retryText": "" },
+            { "id": "a3", "kind": "ask", "text": "Word?", "save": "w", "input": "txt", "pattern": "(a)\\1" },
+            { "id": "s1", "kind": "set", "var": "last_message", "value": {} },
+            { "id": "s2", "kind": "set", "var": "Total", "value": [1] },
+            { "id": "d1", "kind": "delay", "seconds": 0, "typing": "yes" },
+            { "id": "d2", "kind": "delay", "seconds": 86401 },
+            { "id": "x1", "kind": "action", "handler": "1abc", "args": [], "save": "flow_id" },
+            { "id": "x2", "kind": "action", "handler": "orders.place", "args": { "deep": deep } },
+            { "id": "f1", "kind": "subflow", "flow": "Payment" },
+            { "id": "end", "kind": "end" },
+        ])),
+        expect![[r#"
+            /steps/0/save: cannot write the built-in variable "contact_name" (it is read-only)
+            /steps/0/pattern: must be a regular expression in RE2 syntax: look-around, including look-ahead and look-behind, is not supported
+            /steps/0/retries: must be an integer from 0 to 5
+            /steps/1/pattern: "pattern" is only allowed with input "text"
+            /steps/1/retries: must be an integer from 0 to 5
+            /steps/1/retryText: must be a string of 1-1024 characters
+            /steps/2/input: must be one of "text", "number", "email", "phone", "date", "yesno"
+            /steps/2/pattern: must be a regular expression in RE2 syntax: backreferences are not supported
+            /steps/3/var: cannot write the built-in variable "last_message" (it is read-only)
+            /steps/3/value: must be a string, number, boolean or null
+            /steps/4/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
+            /steps/4/value: must be a string, number, boolean or null
+            /steps/5/seconds: must be an integer from 1 to 86400
+            /steps/5/typing: must be a boolean
+            /steps/6/seconds: must be an integer from 1 to 86400
+            /steps/7/handler: must be a handler name: a letter, then up to 127 letters, digits, "_" or "."
+            /steps/7/args: must be an object
+            /steps/7/save: cannot write the built-in variable "flow_id" (it is read-only)
+            /steps/8/args/deep/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: args nest at most 32 levels deep
+            /steps/9/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-"
+        "#]],
+    );
+}
+
+#[test]
+fn conditions() {
+    let mut deep = json!({ "var": "x", "op": "exists" });
+    for _ in 0..8 {
+        deep = json!({ "not": deep });
+    }
+    let case = |when: Value| json!({ "when": when, "next": "end" });
+    check(
+        with_steps(json!([
+            { "id": "b1", "kind": "branch", "cases": [
+                case(json!({ "var": "age", "op": "lt", "value": "5" })),
+                case(json!({ "var": "age", "op": "exists", "value": 1 })),
+                case(json!({ "var": "age", "op": "eq" })),
+                case(json!({ "var": "Age", "op": "equals", "value": 1 })),
+                case(json!({ "var": "x", "op": "in", "value": [1, [2]] })),
+                case(json!({ "var": "x", "op": "matches", "value": "(" })),
+                case(json!({ "var": "x", "op": "contains", "value": 1, "extra": true })),
+                case(json!({ "all": [], "any": [] })),
+                case(json!({ "not": { "var": "x", "op": "exists" }, "var": "x" })),
+                case(json!({ "any": [{ "all": [{ "var": "x", "op": "startsWith", "value": null }] }] })),
+                case(json!("x == 1")),
+                case(deep),
+                { "next": "end", "if": {} }
+            ] },
+            { "id": "b2", "kind": "branch", "cases": [] },
+            { "id": "end", "kind": "end" },
+        ])),
+        expect![[r#"
+            /steps/0/cases/0/when/value: must be a number
+            /steps/0/cases/1/when/value: "value" is not allowed with op "exists"
+            /steps/0/cases/2/when: missing required property "value"
+            /steps/0/cases/3/when/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
+            /steps/0/cases/3/when/op: must be one of "eq", "ne", "lt", "lte", "gt", "gte", "contains", "startsWith", "matches", "exists", "in"
+            /steps/0/cases/4/when/value: must be an array of 1-50 strings, numbers, booleans or nulls
+            /steps/0/cases/5/when/value: must be a regular expression in RE2 syntax: unclosed group
+            /steps/0/cases/6/when/value: must be a string
+            /steps/0/cases/6/when/extra: unknown property "extra"
+            /steps/0/cases/7/when: must have exactly one of "all", "any", "not"
+            /steps/0/cases/8/when/var: unknown property "var"
+            /steps/0/cases/9/when/any/0/all/0/value: must be a string
+            /steps/0/cases/10/when: must be a condition: an object with "var" and "op", or with one of "all", "any", "not"
+            /steps/0/cases/11/when/not/not/not/not/not/not/not/not: conditions nest at most 8 levels deep
+            /steps/0/cases/12: missing required property "when"
+            /steps/0/cases/12/if: unknown property "if"
+            /steps/1/cases: must be an array of 1-20 cases
+        "#]],
+    );
+}
+
+/// `test_data/flows/v2-valid/*.json` validate; each `v2-invalid/NAME.json` has exactly the
+/// issues written in `v2-invalid/NAME.issues.txt` (rewritten with `UPDATE_EXPECT=1`).
+#[test]
+fn fixtures() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("test_data/flows");
+    let read = |dir: &str| {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        files
+    };
+    let valid = read("v2-valid");
+    assert!(valid.len() >= 3);
+    for path in valid {
+        let document: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(issues(&document), "", "{}", path.display());
+        let _: FlowDocument = serde_json::from_value(document).unwrap();
+    }
+    let invalid = read("v2-invalid");
+    assert!(invalid.len() >= 4);
+    for path in invalid {
+        let document: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let actual = issues(&document);
+        assert_ne!(actual, "", "{}", path.display());
+        let expected_path = path.with_extension("issues.txt");
+        if std::env::var_os("UPDATE_EXPECT").is_some() {
+            std::fs::write(&expected_path, &actual).unwrap();
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        assert_eq!(actual, expected, "{}", path.display());
+    }
+}
+
+fn arbitrary_json() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let key = prop::sample::select(vec![
+        "version",
+        "id",
+        "kind",
+        "steps",
+        "next",
+        "text",
+        "cases",
+        "when",
+        "all",
+        "not",
+        "op",
+        "value",
+        "var",
+        "buttons",
+        "sections",
+        "rows",
+        "args",
+        "media",
+        "input",
+        "pattern",
+        "metadata",
+        "variables",
+        "type",
+        "default",
+        "~/",
+        "",
+    ]);
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_map(Value::from),
+        prop::sample::select(vec![
+            "a", "2", "exists", "message", "end", "(?=x)", "é😀", "s0", ""
+        ])
+        .prop_map(Value::from),
+        ".{0,12}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(6, 64, 8, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map(key.clone(), inner, 0..8).prop_map(|m| {
+                let mut m: serde_json::Map<String, Value> =
+                    m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+                if m.contains_key("steps") || m.contains_key("id") {
+                    m.insert("version".into(), json!(2));
+                }
+                Value::Object(m)
+            }),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 512,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5EED_0002),
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Any JSON at all: no panic, `valid` matches the issues, and every path points into the
+    /// document (or at `/version`, or at a missing property's object).
+    #[test]
+    fn never_panics_on_arbitrary_json(document in arbitrary_json()) {
+        let validation = validate(&document);
+        proptest::prop_assert_eq!(validation.valid, validation.issues.is_empty());
+        proptest::prop_assert_eq!(validation.summary.is_some(), validation.valid);
+        for issue in &validation.issues {
+            let points_in = document.pointer(&issue.path).is_some() || issue.path == "/version";
+            proptest::prop_assert!(points_in, "{} not in {}", issue.path, document);
+        }
+    }
+
+    /// The same on arbitrary steps inside an otherwise valid document.
+    #[test]
+    fn never_panics_on_arbitrary_steps(steps in proptest::collection::vec(arbitrary_json(), 1..6)) {
+        let document = json!({ "version": 2, "id": "p", "steps": steps });
+        let validation = validate(&document);
+        for issue in &validation.issues {
+            proptest::prop_assert!(document.pointer(&issue.path).is_some(), "{}", issue.path);
+        }
+    }
+}
