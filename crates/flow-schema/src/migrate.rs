@@ -204,18 +204,19 @@ pub(crate) fn flow_id_from_name(name: &str) -> String {
     id
 }
 
-/// Renames `old` to `new` in a step. Returns whether it did; a conflict is reported.
+/// Renames `old` to `new` in step `index`. Returns whether it did; a conflict is reported.
 fn rename(
     step: &mut Map<String, Value>,
     old: &str,
     new: &str,
-    name: &str,
+    index: usize,
     notes: &mut Vec<String>,
 ) -> bool {
     if !step.contains_key(old) {
         return false;
     }
     if step.contains_key(new) {
+        let name = step_name(index, step);
         notes.push(format!(
             "step {name} has both \"{old}\" and \"{new}\": kept \"{new}\" and left \"{old}\" as it was"
         ));
@@ -227,26 +228,54 @@ fn rename(
     true
 }
 
-/// Counts of renames done in many steps, reported as one sentence each.
+/// One kind of change made in many steps: `{verb} "{old}" to "{new}"{extra} in {n} {noun}s`.
+#[derive(PartialEq, Eq)]
+struct Change {
+    verb: &'static str,
+    old: &'static str,
+    new: &'static str,
+    extra: &'static str,
+    noun: &'static str,
+}
+
+/// Counts of changes done in many steps, reported as one sentence each.
 #[derive(Default)]
 struct Tally {
-    counts: Vec<(String, &'static str, usize)>,
+    counts: Vec<(Change, usize)>,
 }
 
 impl Tally {
-    /// Counts one more `noun` (such as `step`) for the sentence that starts with `head`.
-    fn add(&mut self, head: String, noun: &'static str) {
-        match self.counts.iter_mut().find(|(h, _, _)| *h == head) {
-            Some((_, _, n)) => *n += 1,
-            None => self.counts.push((head, noun, 1)),
+    /// Counts one more step with this change.
+    fn add(&mut self, change: Change) {
+        match self.counts.iter_mut().find(|(seen, _)| *seen == change) {
+            Some((_, n)) => *n += 1,
+            None => self.counts.push((change, 1)),
         }
     }
 
     /// `renamed "type" to "kind" in 4 steps`, in first-seen order.
     fn sentences(self) -> impl Iterator<Item = String> {
-        self.counts
-            .into_iter()
-            .map(|(head, noun, n)| format!("{head} in {}", count(n, noun)))
+        self.counts.into_iter().map(|(change, n)| {
+            let Change {
+                verb,
+                old,
+                new,
+                extra,
+                noun,
+            } = change;
+            format!("{verb} \"{old}\" to \"{new}\"{extra} in {}", count(n, noun))
+        })
+    }
+}
+
+/// A renamed key, counted per step.
+fn renamed(old: &'static str, new: &'static str, noun: &'static str) -> Change {
+    Change {
+        verb: "renamed",
+        old,
+        new,
+        extra: "",
+        noun,
     }
 }
 
@@ -314,10 +343,9 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
             taken.insert(id.clone());
             step.insert("id".into(), Value::from(id));
         }
-        let name = step_name(index, step);
         for (old, new) in [("type", "kind"), ("message", "text"), ("goto", "next")] {
-            if rename(step, old, new, &name, &mut notes) {
-                tally.add(format!("renamed \"{old}\" to \"{new}\""), "step");
+            if rename(step, old, new, index, &mut notes) {
+                tally.add(renamed(old, new, "step"));
             }
         }
         let Some(kind) = step.get("kind").and_then(Value::as_str) else {
@@ -341,12 +369,16 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
                     }
                     Some(existing) if existing == "image" => {}
                     Some(existing) => notes.push(format!(
-                        "image step {name} already has \"media\" {}: it was kept instead of \"image\"",
+                        "image step {} already has \"media\" {}: it was kept instead of \"image\"",
+                        step_name(index, step),
                         short_json(existing)
                     )),
                 }
             }
-            "menu" => menu(step, &name, &mut notes),
+            "menu" => {
+                let name = step_name(index, step);
+                menu(step, &name, &mut notes);
+            }
             _ => {}
         }
     }
@@ -356,12 +388,21 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
 }
 
 /// Sets the kind and counts the change; `extra` ends the sentence's head.
-fn set_kind(step: &mut Map<String, Value>, old: &str, new: &str, extra: &str, tally: &mut Tally) {
+fn set_kind(
+    step: &mut Map<String, Value>,
+    old: &'static str,
+    new: &'static str,
+    extra: &'static str,
+    tally: &mut Tally,
+) {
     step.insert("kind".into(), Value::from(new));
-    tally.add(
-        format!("changed kind \"{old}\" to \"{new}\"{extra}"),
-        "step",
-    );
+    tally.add(Change {
+        verb: "changed kind",
+        old,
+        new,
+        extra,
+        noun: "step",
+    });
 }
 
 /// A title cut to `limit` characters, trailing spaces removed; `None` when it fits.
@@ -499,21 +540,21 @@ fn one_to_two(doc: &mut Map<String, Value>) -> Vec<String> {
         let Value::Object(step) = step else {
             continue;
         };
-        let name = step_name(index, step);
         let kind = step.get("kind").and_then(Value::as_str).unwrap_or_default();
         let rename_in = match kind {
             "ask" => Some(("variable", "save", "ask step")),
             "branch" => Some(("conditions", "cases", "branch step")),
             "delay" => {
+                let name = step_name(index, step);
                 delay_seconds(step, &name, &mut notes);
                 None
             }
             _ => None,
         };
         if let Some((old, new, noun)) = rename_in
-            && rename(step, old, new, &name, &mut notes)
+            && rename(step, old, new, index, &mut notes)
         {
-            tally.add(format!("renamed \"{old}\" to \"{new}\""), noun);
+            tally.add(renamed(old, new, noun));
         }
     }
     changes.extend(tally.sentences());
