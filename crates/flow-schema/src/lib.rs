@@ -37,9 +37,5 @@ pub use model::{
     Button, Case, Comparison, Condition, FlowDocument, InputKind, MatchMode, MediaKind, Metadata,
     Row, Scalar, Section, Step, Trigger, Variable,
 };
-pub use model::{
-    Button, Case, Comparison, Condition, FlowDocument, InputKind, MatchMode, MediaKind, Metadata,
-    Row, Scalar, Section, Step, Trigger, Variable,
-};
 pub use schema::{json_schema, json_schema_string, limits_json, step_kinds};
 pub use validate::{Issue, Summary, Validation, validate};
