@@ -1,7 +1,8 @@
 //! Serves botmesh-mcp over HTTP until SIGINT/SIGTERM, with the flags `botmesh-mcp --http` takes:
 //! `cargo run -p botmesh-mcp-http --example serve -- --http 127.0.0.1:3000 [--http-path P]
 //! [--stateless] [--session-idle SECS] [--tokens FILE] [--allow-origin O]... [--cors O]...
-//! [--rate-limit N] [--tools LIST] [--docs DIR]`.
+//! [--rate-limit N] [--tools LIST] [--docs DIR]`, and `serve token new --scopes LIST --tokens FILE`
+//! (prints a new token once on stdout).
 use botmesh_mcp::{ServerOptions, create_mcp_server};
 use botmesh_mcp_http::{HttpOptions, serve};
 use std::process::ExitCode;
@@ -21,7 +22,28 @@ fn main() -> ExitCode {
     }
 }
 
+#[expect(
+    clippy::print_stdout,
+    reason = "the token is the command's output, printed once"
+)]
+fn token_new(args: &[String]) -> Result<(), String> {
+    let value = |flag: &str| {
+        let at = args.iter().position(|a| a == flag);
+        at.and_then(|i| args.get(i + 1))
+            .ok_or_else(|| format!("token new needs {flag}"))
+    };
+    let scopes: Vec<String> = value("--scopes")?.split(',').map(str::to_owned).collect();
+    let file = std::path::PathBuf::from(value("--tokens")?);
+    let token = botmesh_mcp_http::new_token(&file, &scopes).map_err(|e| e.to_string())?;
+    println!("{token}");
+    Ok(())
+}
+
 fn run() -> Result<(), String> {
+    let all: Vec<String> = std::env::args().skip(1).collect();
+    if all.len() >= 2 && all[0] == "token" && all[1] == "new" {
+        return token_new(&all[2..]);
+    }
     let mut http = HttpOptions::default();
     let mut server = ServerOptions::default();
     let mut args = std::env::args().skip(1);
