@@ -463,15 +463,18 @@ async fn post(
                     Some(slot) if slot.token_id == token_id => slot,
                     _ => return http_error(StatusCode::NOT_FOUND, -32001, "session not found"),
                 };
-                let mut session = slot
-                    .session
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                let revision = session.protocol_revision().unwrap_or(DEFAULT_REVISION);
+                // Work on a copy so concurrent requests of one session do not wait for each
+                // other; a request that changed the state (a repeated `initialize`) stores it back.
+                let mut session = slot.snapshot();
+                let before = session.protocol_revision();
+                let revision = before.unwrap_or(DEFAULT_REVISION);
                 if message.is_array() && revision != BATCH_REVISION {
                     return batch_refused();
                 }
                 let answer = run(shared, &mut session, message, token_id.as_deref(), large);
+                if session.protocol_revision() != before {
+                    slot.store(session);
+                }
                 legacy_reply(answer, reply, None)
             }
         }

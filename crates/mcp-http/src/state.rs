@@ -13,13 +13,31 @@ use std::time::{Duration, Instant};
 pub(crate) struct SessionSlot {
     /// The id of the token that opened it (`None` without tokens); another token gets 404.
     pub(crate) token_id: Option<String>,
-    /// The server's session state; requests of one session run one at a time.
-    pub(crate) session: Mutex<Session>,
+    /// The server's session state (negotiated revision, scopes), copied out per request.
+    session: Mutex<Session>,
     /// Milliseconds since [`Sessions::base`] at the last use.
     last_used: AtomicU64,
 }
 
-/// Why a session id was not found.
+impl SessionSlot {
+    /// A copy of the session state, to serve one request with.
+    pub(crate) fn snapshot(&self) -> Session {
+        self.session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Replaces the session state (after a request changed it).
+    pub(crate) fn store(&self, session: Session) {
+        *self
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = session;
+    }
+}
+
+/// The session table is full.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Full {
     /// Every slot is taken by a live session.
