@@ -484,6 +484,8 @@ mod tests {
 
     #[test]
     fn example_flows_carry_the_schema_and_validate() {
+        // The validator must be able to say no, or this test proves nothing.
+        assert!(!botmesh_flow_schema::validate(&serde_json::json!({ "version": 2 })).valid);
         let flows = json_files(&root().join("examples/flows"));
         assert!(flows.len() >= 2, "expected example flows, found {flows:?}");
         for file in flows {
