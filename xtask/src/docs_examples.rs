@@ -211,6 +211,48 @@ fn check_block(block: &Block) -> Result<Checked, String> {
     Ok(Checked::Legacy)
 }
 
+/// The issues a ```text block lists, one `POINTER  MESSAGE` line each (two or more spaces
+/// between), or `None` when the block is not such a listing.
+fn listed_issues(block: &Block) -> Option<Vec<(String, String)>> {
+    if block.info != "text" {
+        return None;
+    }
+    block
+        .text
+        .lines()
+        .map(|line| {
+            let (path, message) = line.split_once("  ")?;
+            path.starts_with('/')
+                .then(|| (path.to_owned(), message.trim().to_owned()))
+        })
+        .collect()
+}
+
+/// When a `json invalid` block is directly followed by a listing of its issues, the listing
+/// must be exactly what `validate` says, in order.
+fn check_listing(block: &Block, listing: &[(String, String)]) -> Result<(), String> {
+    let value: Value = serde_json::from_str(&block.text).map_err(|e| e.to_string())?;
+    let actual: Vec<(String, String)> = validate(&value)
+        .issues
+        .into_iter()
+        .map(|i| (i.path, i.message))
+        .collect();
+    if actual == listing {
+        return Ok(());
+    }
+    let show = |issues: &[(String, String)]| {
+        issues
+            .iter()
+            .map(|(p, m)| format!("\n    {p}  {m}"))
+            .collect::<String>()
+    };
+    Err(format!(
+        "the issues listed after it are not what validate says;\n  listed:{}\n  actual:{}",
+        show(listing),
+        show(&actual)
+    ))
+}
+
 #[test]
 fn every_json_example_in_docs_holds() {
     let dir = docs_dir();
@@ -218,11 +260,23 @@ fn every_json_example_in_docs_holds() {
     let mut flows = 0;
     let mut invalid_examples = 0;
     let mut legacy_examples = 0;
+    let mut listings = 0;
     for page in markdown_pages(&dir) {
         let text = fs::read_to_string(dir.join(&page)).expect("page is UTF-8 text");
-        let json_blocks = fenced_blocks(&text).into_iter().filter(Block::is_json);
-        for (index, block) in json_blocks.enumerate() {
-            match check_block(&block) {
+        let blocks = fenced_blocks(&text);
+        let json_blocks = blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, block)| block.is_json());
+        for (index, (position, block)) in json_blocks.enumerate() {
+            let mut outcome = check_block(block);
+            if outcome == Ok(Checked::Invalid)
+                && let Some(listing) = blocks.get(position + 1).and_then(listed_issues)
+            {
+                listings += 1;
+                outcome = check_listing(block, &listing).map(|()| Checked::Invalid);
+            }
+            match outcome {
                 Ok(Checked::NotAFlow) => {}
                 Ok(Checked::Current) => flows += 1,
                 Ok(Checked::Legacy) => legacy_examples += 1,
@@ -248,6 +302,7 @@ fn every_json_example_in_docs_holds() {
         legacy_examples >= 2,
         "only {legacy_examples} legacy examples found"
     );
+    assert!(listings >= 2, "only {listings} issue listings checked");
 }
 
 #[test]
@@ -355,4 +410,32 @@ fn a_broken_example_is_reported() {
         check_block(&block("json", "{ \"servers\": {} }")),
         Ok(Checked::NotAFlow)
     );
+}
+
+#[test]
+fn an_issue_listing_must_match_validate() {
+    let block = |info: &str, text: &str| Block {
+        info: info.to_owned(),
+        line: 1,
+        text: text.to_owned(),
+    };
+    let listing = listed_issues(&block(
+        "text",
+        "/steps/0/text  must be a string\n/id    bad id",
+    ));
+    assert_eq!(
+        listing,
+        Some(vec![
+            ("/steps/0/text".to_owned(), "must be a string".to_owned()),
+            ("/id".to_owned(), "bad id".to_owned()),
+        ])
+    );
+    assert_eq!(listed_issues(&block("text", "no pointer here")), None);
+    assert_eq!(listed_issues(&block("bash", "/x  y")), None);
+    let invalid = block(
+        "json invalid",
+        r#"{ "version": 2, "id": "a", "steps": [] }"#,
+    );
+    let wrong = vec![("/nowhere".to_owned(), "made up".to_owned())];
+    assert!(check_listing(&invalid, &wrong).is_err());
 }
