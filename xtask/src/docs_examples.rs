@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use botmesh_flow_schema::{Issue, migrate, validate};
+use botmesh_flow_schema::{Issue, Migration, migrate, validate};
 use serde_json::Value;
 
 /// One fenced code block.
@@ -253,6 +253,35 @@ fn check_listing(block: &Block, listing: &[(String, String)]) -> Result<(), Stri
     ))
 }
 
+/// A block shown after a legacy example on the same page must be what `migrate` gives: a
+/// version 2 document right after it is the migrated document, and an array of
+/// `{ from, to, changes }` is the `applied` list. `Ok(true)` when the block was such a view.
+fn check_migration_shown(
+    block: &Block,
+    migration: &Migration,
+    right_after: bool,
+) -> Result<bool, String> {
+    let value: Value = serde_json::from_str(&block.text).map_err(|e| e.to_string())?;
+    let is_applied = value
+        .as_array()
+        .is_some_and(|steps| !steps.is_empty() && steps.iter().all(|s| s.get("changes").is_some()));
+    let is_document = right_after && value.get("steps").is_some();
+    let expected = if is_applied {
+        serde_json::to_value(&migration.applied).map_err(|e| e.to_string())?
+    } else if is_document {
+        migration.document.clone()
+    } else {
+        return Ok(false);
+    };
+    if value == expected {
+        return Ok(true);
+    }
+    Err(format!(
+        "shows a migration result that is not what migrate gives; migrate gives:\n{}",
+        serde_json::to_string_pretty(&expected).map_err(|e| e.to_string())?
+    ))
+}
+
 #[test]
 fn every_json_example_in_docs_holds() {
     let dir = docs_dir();
@@ -261,6 +290,7 @@ fn every_json_example_in_docs_holds() {
     let mut invalid_examples = 0;
     let mut legacy_examples = 0;
     let mut listings = 0;
+    let mut migration_views = 0;
     for page in markdown_pages(&dir) {
         let text = fs::read_to_string(dir.join(&page)).expect("page is UTF-8 text");
         let blocks = fenced_blocks(&text);
@@ -268,6 +298,8 @@ fn every_json_example_in_docs_holds() {
             .iter()
             .enumerate()
             .filter(|(_, block)| block.is_json());
+        // The migration of the page's latest legacy example, for the blocks that show it.
+        let mut migrated: Option<(usize, Migration)> = None;
         for (index, (position, block)) in json_blocks.enumerate() {
             let mut outcome = check_block(block);
             if outcome == Ok(Checked::Invalid)
@@ -275,6 +307,17 @@ fn every_json_example_in_docs_holds() {
             {
                 listings += 1;
                 outcome = check_listing(block, &listing).map(|()| Checked::Invalid);
+            }
+            if outcome == Ok(Checked::Legacy) {
+                let value: Value = serde_json::from_str(&block.text).expect("checked above");
+                migrated = migrate(&value, 2).ok().map(|m| (position, m));
+            } else if let (Ok(_), Some((legacy_at, migration))) = (&outcome, &migrated) {
+                let right_after = position == legacy_at + 1;
+                match check_migration_shown(block, migration, right_after) {
+                    Ok(true) => migration_views += 1,
+                    Ok(false) => {}
+                    Err(reason) => outcome = Err(reason),
+                }
             }
             match outcome {
                 Ok(Checked::NotAFlow) => {}
@@ -303,6 +346,10 @@ fn every_json_example_in_docs_holds() {
         "only {legacy_examples} legacy examples found"
     );
     assert!(listings >= 2, "only {listings} issue listings checked");
+    assert!(
+        migration_views >= 2,
+        "only {migration_views} migration results checked"
+    );
 }
 
 #[test]
