@@ -5,7 +5,10 @@
 //!   no issue; a legacy one (version 0 or 1, or no `version`) migrates to a valid version 2
 //!   document.
 //! - A block whose info string is `json invalid` is a deliberately invalid example: it must NOT
-//!   validate.
+//!   validate. When a ```text block of `POINTER  MESSAGE` lines follows it, those lines must be
+//!   exactly the issues `validate` returns, in order.
+//! - After a legacy example, a version 2 document right after it must be its migration, and an
+//!   array of `{ from, to, changes }` later on the page must be its `applied` list.
 //!
 //! Two more checks keep the documentation honest: every English page has its Spanish mirror
 //! under `docs/es/`, and every known-item search query of `docs-search` points at a page and a
