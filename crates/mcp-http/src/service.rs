@@ -173,14 +173,17 @@ fn add_cors(headers: &mut HeaderMap, origin: &str, preflight: bool) {
 
 async fn route(shared: &Shared, peer: IpAddr, request: Request<Incoming>) -> Response<Body> {
     let headers = request.headers();
-    if !shared.guard.host_allowed(header_str(headers, header::HOST)) {
+    // A value that is not visible ASCII must fail the check, not count as absent.
+    let raw = |name| {
+        headers
+            .get(name)
+            .map(|v: &HeaderValue| v.to_str().unwrap_or("\u{0}"))
+    };
+    if !shared.guard.host_allowed(raw(header::HOST)) {
         tracing::warn!(%peer, "refused a request for a host name not on the allow-list (403)");
         return http_error(StatusCode::FORBIDDEN, -32000, "forbidden: host not allowed");
     }
-    if !shared
-        .guard
-        .origin_allowed(header_str(headers, header::ORIGIN))
-    {
+    if !shared.guard.origin_allowed(raw(header::ORIGIN)) {
         tracing::warn!(%peer, "refused a request from an origin not on the allow-list (403)");
         return http_error(
             StatusCode::FORBIDDEN,

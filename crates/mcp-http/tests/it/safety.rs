@@ -227,6 +227,11 @@ fn foreign_host_or_origin_is_403_and_loopback_names_pass() {
     );
     assert_eq!(send(&[("Origin", "http://evil.example.com")]), 403);
     assert_eq!(send(&[("Origin", "null")]), 403);
+    assert_eq!(
+        send(&[("Host", "localhost\u{e9}")]),
+        403,
+        "a non-ASCII host is not absent"
+    );
     let port = server.addr.port();
     for host in [
         format!("localhost:{port}"),

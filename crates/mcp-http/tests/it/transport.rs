@@ -310,3 +310,23 @@ fn the_stateless_revision_header_routes_to_the_modern_path() {
     );
     assert_eq!(init.header("mcp-session-id"), None);
 }
+
+#[test]
+fn a_full_session_table_answers_503() {
+    let server = Server::start(
+        HttpOptions::default()
+            .with_rate_limit_per_minute(0)
+            .with_max_sessions(1),
+    );
+    let first = open_session(&server, "2025-11-25", &[]);
+    let full = post(&server, &[], &initialize_message("2025-11-25"));
+    assert_eq!(full.status, 503);
+    assert!(full.header("retry-after").is_some());
+    let with = [("Mcp-Session-Id", first.as_str())];
+    assert_eq!(request(&server, "DELETE", "/mcp", &with, "").status, 204);
+    assert_eq!(
+        post(&server, &[], &initialize_message("2025-11-25")).status,
+        200,
+        "room again"
+    );
+}
