@@ -3,7 +3,8 @@
 //! A candidate is close when its Damerau-Levenshtein distance to the unknown word is at most 2
 //! and at most a third of the longer word's length, or when it starts with the unknown word (3
 //! characters or more). Ties go to the smaller distance, then to the earlier candidate, so the
-//! answer never depends on anything but the inputs.
+//! answer never depends on anything but the inputs. The distance comes from `strsim`, a small,
+//! dependency-free and widely used crate.
 
 /// Old or common names for a property, each with the name this version uses.
 const ALIASES: [(&str, &str); 8] = [

@@ -7,6 +7,27 @@
 //! properties sorted by name; array elements in index order. Reference integrity (unique ids,
 //! targets that exist, built-ins not written) is checked in the same pass, after a first pass
 //! that collects the step ids.
+//!
+//! Choices where the specification is silent:
+//! - Values that the bot stores or compares may be empty strings: `set.value`, a string
+//!   variable's `default`, and the `value` of `eq`, `ne`, `contains`, `startsWith` and `in`.
+//!   Every other string (texts, titles, names, `$schema`, `pattern`, `matches`) has at least 1
+//!   character.
+//! - Optional properties are left out, never `null` (`null` is only a value: `set.value`,
+//!   `eq`/`ne`/`in` values).
+//! - `trigger.keywords` is optional (a `fallback` trigger needs none); `template.parameters`,
+//!   `buttons`/`list` `header` and `footer` are optional.
+//! - `media.url` is `https://` followed by at least one character, none of them white space
+//!   (Unicode `White_Space`) or a control character (`Cc`).
+//! - `action.args` depth: the `args` object is level 1 and each object or array inside adds one;
+//!   the first container past level 32 is reported, nothing below it.
+//! - Conditions deeper than 8 levels are reported at the first condition past the limit.
+//! - A document whose `version` is not 2 gets exactly one issue (at `/version`) and nothing else.
+//! - A step without a known `kind` is checked for its `id`, its `next` and properties that no
+//!   kind has; its other properties cannot be judged.
+//!
+//! Regular expressions (`ask.pattern`, `matches`) are parsed with `regex-syntax`, which, like
+//! RE2, rejects look-around and back-references; hand-writing an RE2 parser would be a worse copy.
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};

@@ -1,4 +1,7 @@
 //! The schema and `validate` agree on generated documents (spec §3), and the schema's own shape.
+//!
+//! The standard validator is the `jsonschema` crate (dev-dependency only, without its HTTP and
+//! file resolvers): an independent draft 2020-12 implementation is the point of the test.
 use serde_json::{Map, Value, json};
 
 use crate::validate::STEP_KINDS;
