@@ -1,8 +1,8 @@
 //! Benchmarks of `validate`, `migrate` and `digest` on generated ~1 KB and ~1 MiB documents.
 //!
 //! `cargo bench -p botmesh-flow-schema --bench canonical` prints the median of several runs
-//! for each. `-- rss` instead parses and digests the 1 MiB document once and prints the
-//! process's peak resident set (Linux), to be run on its own.
+//! for each. `-- json > doc.json` writes the 1 MiB document; `-- rss < doc.json` parses and
+//! digests a document from stdin once and prints the process's peak resident set (Linux).
 #![expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
 use botmesh_flow_schema::{canonical_json, digest, migrate, validate};
@@ -99,13 +99,22 @@ fn peak_rss() -> String {
 }
 
 fn main() {
+    if std::env::args().any(|arg| arg == "json") {
+        println!("{}", sized(1 << 20, v2_document).1);
+        return;
+    }
     if std::env::args().any(|arg| arg == "rss") {
-        let (_, text) = sized(1 << 20, v2_document);
-        println!("peak RSS after building the text: {}", peak_rss());
-        let document: Value = serde_json::from_str(&text).expect("generated JSON parses");
-        let found = digest(&document);
-        println!("{} ({} bytes)", found.digest, text.len());
-        println!("peak RSS after parsing and digesting: {}", peak_rss());
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).expect("stdin is UTF-8");
+        println!(
+            "peak RSS after reading {} bytes: {}",
+            text.len(),
+            peak_rss()
+        );
+        let document: Value = serde_json::from_str(&text).expect("stdin is a JSON document");
+        println!("peak RSS after parsing: {}", peak_rss());
+        println!("{}", digest(&document).digest);
+        println!("peak RSS after digesting: {}", peak_rss());
         return;
     }
     for (size, bytes, samples, iterations) in

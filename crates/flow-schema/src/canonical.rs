@@ -19,6 +19,12 @@
 //! number without a fractional part, so `2.0` is 2; a version that migration would reject,
 //! such as `7`, is still reported as it is), and 0 when `version` is absent, is not such a
 //! number, or the value is not an object. The digest itself never validates.
+//!
+//! Dependencies: `ryu-js` writes an `f64` exactly as ECMAScript's `Number.prototype.toString`
+//! (shortest round-trip digits and JavaScript's switch to exponent form), which RFC 8785
+//! requires and which is easy to get subtly wrong by hand; it is checked against a table that
+//! node generated (`test_data/canonical/numbers.tsv`). The dev-dependency `serde_jcs` is the
+//! second JCS implementation the property tests compare with.
 
 #[cfg(test)]
 mod tests;
@@ -75,6 +81,13 @@ pub fn digest(document: &Value) -> Digest {
         digest,
         version: document_version(document),
     }
+}
+
+/// A string in JSON syntax, quoted and minimally escaped.
+pub(crate) fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    write_string(&mut out, text);
+    out
 }
 
 /// The `version` of a document as [`Digest::version`] reports it.

@@ -27,6 +27,10 @@
 //!   different `title`/`description`, in which case they stay (and validation reports them).
 //! - 1 → 2, `delay.ms` becomes `seconds` = `ceil(ms / 1000)`, at least 1; an `ms` that is
 //!   not a number is left as it is.
+//!
+//! Dependency: `unicode-normalization` provides the NFD decomposition and the combining-mark
+//! table used to fold accents when a flow id is derived from a name (Unicode tables are not
+//! something to copy by hand).
 
 #[cfg(test)]
 pub(crate) mod tests;
@@ -156,7 +160,7 @@ const LIST_BUTTON: &str = "Menu";
 
 /// A string as it is quoted in a sentence (JSON string syntax).
 fn quote(text: &str) -> String {
-    Value::from(text).to_string()
+    crate::canonical::json_string(text)
 }
 
 /// `1 step`, `2 steps`.
