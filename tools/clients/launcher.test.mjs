@@ -8,7 +8,17 @@
 // binary, and when no platform package fits, one sentence on stderr and exit 1.
 import assert from 'node:assert/strict'
 import { execFileSync, spawn } from 'node:child_process'
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { after, test } from 'node:test'
@@ -144,4 +154,20 @@ test('without a platform package: one sentence naming the platform and cargo ins
   assert.equal(lines.length, 1, result.stderr)
   assert.ok(lines[0].includes(`${process.platform}-${process.arch}`), lines[0])
   assert.ok(lines[0].includes('cargo install botmesh-mcp-cli'), lines[0])
+})
+
+test('a platform package without its binary: one sentence, exit 1, nothing on stdout', async () => {
+  const modules = path.join(scratch, 'broken', 'node_modules', '@botmesh')
+  const platformName = `mcp-${process.platform}-${process.arch}`
+  mkdirSync(path.join(modules, 'mcp', 'bin'), { recursive: true })
+  mkdirSync(path.join(modules, platformName), { recursive: true })
+  writeFileSync(path.join(modules, platformName, 'package.json'), `{"name":"@botmesh/${platformName}","version":"0.0.0"}\n`)
+  const launcher = path.join(modules, 'mcp', 'bin', 'botmesh-mcp.js')
+  copyFileSync(repoLauncher, launcher)
+  const result = await run(process.execPath, [launcher, '--version'])
+  assert.equal(result.code, 1)
+  assert.equal(result.stdout.length, 0)
+  const lines = result.stderr.trimEnd().split('\n')
+  assert.equal(lines.length, 1, result.stderr)
+  assert.match(lines[0], /could not start botmesh-mcp.* \(ENOENT\).*cargo install botmesh-mcp-cli/)
 })
