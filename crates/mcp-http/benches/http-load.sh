@@ -2,7 +2,8 @@
 # Load run on loopback: `tools/call flow_digest` on a small document through one session, with
 # 1, 16 and 64 connections, using wrk (Debian package `wrk`). Reports requests/s, p99 latency and
 # the server's RSS before and after. Bounded: DURATION seconds per run (default 10), loopback only.
-# Usage: bash crates/mcp-http/benches/http-load.sh [BINARY]   (default: the release botmesh-mcp)
+# Usage: [DURATION=10] [ROUNDS=1] bash crates/mcp-http/benches/http-load.sh [BINARY]
+# (default BINARY: the release botmesh-mcp under $CARGO_TARGET_DIR or target/)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 target="${CARGO_TARGET_DIR:-target}"
@@ -41,16 +42,27 @@ wrk.headers["Mcp-Session-Id"] = "$session"
 wrk.headers["MCP-Protocol-Version"] = "2025-11-25"
 done = function(summary, latency, requests)
   local errors = summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
-  io.write(string.format("RESULT rps=%.0f p50_ms=%.3f p99_ms=%.3f errors=%d\n",
-    summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, errors))
+  io.write(string.format("RESULT requests=%d rps=%.0f p50_ms=%.3f p99_ms=%.3f errors=%d\n",
+    summary.requests, summary.requests / (summary.duration / 1e6), latency:percentile(50) / 1000, latency:percentile(99) / 1000, errors))
 end
 LUA
 
 rss() { awk '/VmRSS/{print $2" kB"}' "/proc/$pid/status"; }
+# The server's CPU time (user + system) in clock ticks: a figure that other load on the machine
+# does not inflate the way it inflates latency percentiles.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+hz=$(getconf CLK_TCK)
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 echo "server RSS before: $(rss)"
-for c in 1 16 64; do
+# ROUNDS=2 repeats the three runs, to show whether RSS stays flat once warmed up.
+for c in $(for _ in $(seq 1 "${ROUNDS:-1}"); do echo 1 16 64; done); do
   threads=$(( c < 2 ? 1 : 2 ))
+  before=$(cpu_ticks)
   line=$(wrk -t "$threads" -c "$c" -d "${duration}s" --latency -s "$script" "$url" | grep '^RESULT')
-  echo "connections=$c ${line#RESULT } rss=$(rss)"
+  after=$(cpu_ticks)
+  requests=$(echo "$line" | sed 's/.*requests=\([0-9]*\).*/\1/')
+  cpu_us=$(( (after - before) * 1000000 / hz / (requests > 0 ? requests : 1) ))
+  echo "connections=$c ${line#RESULT } server_cpu_us_per_call=$cpu_us rss=$(rss)"
 done
 echo "server RSS after: $(rss)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
