@@ -340,7 +340,7 @@ fn copies(value: Value, n: usize) -> Value {
 }
 
 /// The properties that [`edge_values`] knows.
-const EDGE_KEYS: [&str; 39] = [
+const EDGE_KEYS: [&str; 50] = [
     "url",
     "value",
     "latitude",
@@ -380,7 +380,26 @@ const EDGE_KEYS: [&str; 39] = [
     "fallback",
     "pattern",
     "when",
+    "queue",
+    "caption",
+    "retryText",
+    "text",
+    "filename",
+    "header",
+    "footer",
+    "button",
+    "title",
+    "description",
+    "address",
 ];
+
+/// Strings of these lengths, in characters of two and four bytes.
+fn lengths(lengths: &[usize]) -> Vec<Value> {
+    lengths
+        .iter()
+        .flat_map(|n| [json!(repeat('é', *n)), json!(repeat('😀', *n))])
+        .collect()
+}
 
 /// Values at and around the limits of the property `key`.
 fn edge_values(key: &str) -> Vec<Value> {
@@ -596,6 +615,14 @@ fn edge_values(key: &str) -> Vec<Value> {
         "$schema" => vec![json!(""), json!("x"), json!(1)],
         "typing" | "fallback" => vec![json!(true), json!("true")],
         "pattern" => vec![json!(""), json!("(?=a)"), json!("a{2}")],
+        "queue" => lengths(&[64, 65]),
+        "caption" | "retryText" | "text" => lengths(&[1024, 1025, 4096, 4097]),
+        "filename" => lengths(&[240, 241]),
+        "header" | "footer" => lengths(&[60, 61]),
+        "button" => lengths(&[20, 21]),
+        "title" => lengths(&[20, 21, 24, 25, 120, 121]),
+        "description" => lengths(&[72, 73, 200, 201, 1000, 1001]),
+        "address" => lengths(&[300, 301]),
         "when" => vec![
             json!({}),
             json!({ "all": [], "any": [] }),
@@ -896,4 +923,98 @@ fn limits_are_named() {
         limits["builtInVariables"],
         json!(["contact_name", "contact_phone", "last_message", "flow_id"])
     );
+}
+
+/// The properties of each step kind, read from the schema.
+fn kind_properties() -> Vec<(String, Vec<String>)> {
+    let schema = json_schema();
+    schema["$defs"]["Step"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|variant| {
+            let kind = variant["properties"]["kind"]["const"].as_str().unwrap();
+            let properties = variant["properties"].as_object().unwrap().keys();
+            (kind.to_owned(), properties.cloned().collect())
+        })
+        .collect()
+}
+
+/// Values for one property: its edge values, or others from the vocabulary.
+fn values_for(key: &str) -> Vec<Value> {
+    let mut pool = edge_values(key);
+    pool.extend([
+        json!("x"),
+        json!(""),
+        json!("Hi {{name}}"),
+        json!("s0"),
+        json!(1),
+        json!(null),
+        json!("a".repeat(1024)),
+        json!("é".repeat(1025)),
+    ]);
+    pool
+}
+
+/// Random steps: a shape-valid step of some kind with 0-2 properties replaced or added, the
+/// property chosen mostly among the kind's own (read from the schema) and sometimes among every
+/// name of the vocabulary. The schema and `validate` must still agree on each document.
+fn vocabulary_step() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let every_key: Vec<String> = EDGE_KEYS
+        .iter()
+        .copied()
+        .chain([
+            "caption", "filename", "header", "footer", "button", "title", "foo",
+        ])
+        .filter(|k| !matches!(*k, "id" | "version" | "variables"))
+        .map(str::to_owned)
+        .collect();
+    prop::sample::select(kind_properties()).prop_flat_map(move |(kind, own)| {
+        let key = prop_oneof![
+            3 => prop::sample::select(own),
+            1 => prop::sample::select(every_key.clone()),
+        ];
+        let key_and_value = key.prop_flat_map(|key| {
+            let pool = values_for(&key);
+            (Just(key), prop::sample::select(pool))
+        });
+        (
+            Just(kind),
+            any::<u64>(),
+            prop::collection::vec(key_and_value, 0..3),
+        )
+            .prop_map(|(kind, seed, overrides)| {
+                let mut step = step(&mut Rng(seed), &kind, 0, 1);
+                for (key, value) in overrides {
+                    step[key.as_str()] = value;
+                }
+                step
+            })
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 1500,
+        failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5C4E_3A00),
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    #[test]
+    fn schema_and_validate_agree_on_steps_from_the_vocabulary(step in vocabulary_step()) {
+        thread_local! {
+            static CHECKER: jsonschema::Validator =
+                jsonschema::draft202012::new(&json_schema()).expect("the schema compiles");
+        }
+        let document = json!({ "version": 2, "id": "p", "steps": [step] });
+        let by_schema = CHECKER.with(|c| c.is_valid(&document));
+        let issues: Vec<_> = validate(&document)
+            .issues
+            .into_iter()
+            .filter(|i| !exempt(&i.message))
+            .collect();
+        proptest::prop_assert_eq!(by_schema, issues.is_empty(), "{:#?}\n{}", issues, document);
+    }
 }
