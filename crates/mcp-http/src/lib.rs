@@ -45,8 +45,9 @@
 //! - CORS ([`HttpOptions::cors_origins`], off by default): preflights answered, `Mcp-Session-Id`
 //!   exposed.
 //! - Rate limit per token, or per client address without tokens (`429` with `Retry-After`).
-//! - One audit line per tool call at `info` on target `botmesh_mcp_http::audit`: token id, tool,
-//!   outcome, duration; never arguments, documents, results or tokens.
+//! - One audit line per tool call at `info` on target `botmesh_mcp_http::audit`: token id, tool
+//!   (a catalogue name or `<unknown tool>`), outcome (`ok`, `tool_error`, `scope_denied`,
+//!   `protocol_error`), duration; never arguments, documents, results or tokens.
 //!
 //! # Why an async runtime here
 //! The stdio path stays synchronous (house style §4). This crate serves many concurrent,

@@ -395,8 +395,10 @@ async fn post(
             "invalid request: expected an object or a batch array",
         );
     }
-    let token_id = token.as_ref().map(|t| t.id.clone());
-    let scopes = token.map(|t| t.scopes);
+    let caller = Caller {
+        token_id: token.as_ref().map(|t| t.id.clone()),
+        scopes: token.map(|t| t.scopes),
+    };
     let large = body.len() > INLINE_BODY_LIMIT;
     match era {
         Era::Modern => {
@@ -404,8 +406,8 @@ async fn post(
                 return batch_refused();
             }
             let mut session = Session::modern();
-            session.set_scopes(scopes);
-            let answer = run(shared, &mut session, message, token_id.as_deref(), large);
+            session.set_scopes(caller.scopes.clone());
+            let answer = run(shared, &mut session, message, &caller, large);
             modern_reply(answer, reply)
         }
         Era::Legacy(header_revision) => {
@@ -425,8 +427,8 @@ async fn post(
                         .map(|(_, s)| s.clone())
                         .unwrap_or_default()
                 };
-                session.set_scopes(scopes);
-                let answer = run(shared, &mut session, message, token_id.as_deref(), large);
+                session.set_scopes(caller.scopes.clone());
+                let answer = run(shared, &mut session, message, &caller, large);
                 let opened = answer.as_ref().is_some_and(|a| a.get("result").is_some());
                 if !initialize || shared.options.stateless || !opened {
                     return legacy_reply(answer, reply, None);
@@ -443,7 +445,7 @@ async fn post(
                 };
                 if shared
                     .sessions
-                    .insert(id.clone(), token_id, session)
+                    .insert(id.clone(), caller.token_id.clone(), session)
                     .is_err()
                 {
                     let r = http_error(
@@ -463,7 +465,7 @@ async fn post(
                     );
                 };
                 let slot = match shared.sessions.get(&id) {
-                    Some(slot) if slot.token_id == token_id => slot,
+                    Some(slot) if slot.token_id == caller.token_id => slot,
                     _ => return http_error(StatusCode::NOT_FOUND, -32001, "session not found"),
                 };
                 // Work on a copy so concurrent requests of one session do not wait for each
@@ -474,7 +476,7 @@ async fn post(
                 if message.is_array() && revision != BATCH_REVISION {
                     return batch_refused();
                 }
-                let answer = run(shared, &mut session, message, token_id.as_deref(), large);
+                let answer = run(shared, &mut session, message, &caller, large);
                 if session.protocol_revision() != before {
                     slot.store(session);
                 }
@@ -542,9 +544,19 @@ fn modern_reply(answer: Option<Value>, reply: Reply) -> Response<Body> {
     response(status, Some(content_type), body)
 }
 
-/// The tool calls in a message: (request id, tool name as logged).
-fn tool_calls(message: &Value) -> Vec<(Value, String)> {
-    let one = |m: &Value| -> Option<(Value, String)> {
+/// One tool call in a message, as the audit line names it.
+struct Call {
+    id: Value,
+    /// The catalogue's name for the tool, or `<unknown tool>`: a client's string never reaches
+    /// a log.
+    tool: &'static str,
+    /// The tool exists but the caller's scopes do not allow it.
+    denied: bool,
+}
+
+/// The tool calls (requests, not notifications) in a message.
+fn tool_calls(server: &McpServer, message: &Value, scopes: Option<&[String]>) -> Vec<Call> {
+    let one = |m: &Value| -> Option<Call> {
         if m.get("method").and_then(Value::as_str) != Some("tools/call") {
             return None;
         }
@@ -553,19 +565,16 @@ fn tool_calls(message: &Value) -> Vec<(Value, String)> {
             .pointer("/params/name")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let loggable = !name.is_empty()
-            && name.len() <= 64
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-        Some((
+        let tool = server.catalogue().get(name);
+        let denied = match (tool, scopes) {
+            (Some(tool), Some(scopes)) => !scopes.iter().any(|s| s == tool.scope.as_str()),
+            _ => false,
+        };
+        Some(Call {
             id,
-            if loggable {
-                name.to_owned()
-            } else {
-                "<invalid name>".to_owned()
-            },
-        ))
+            tool: tool.map_or("<unknown tool>", |t| t.name),
+            denied,
+        })
     };
     match message {
         Value::Array(items) => items.iter().filter_map(one).collect(),
@@ -594,10 +603,10 @@ fn run(
     shared: &Shared,
     session: &mut Session,
     message: Value,
-    token_id: Option<&str>,
+    caller: &Caller,
     large: bool,
 ) -> Option<Value> {
-    let calls = tool_calls(&message);
+    let calls = tool_calls(&shared.server, &message, caller.scopes.as_deref());
     let start = Instant::now();
     let answer = if large {
         tokio::task::block_in_place(|| shared.server.handle_value(session, message))
@@ -605,15 +614,26 @@ fn run(
         shared.server.handle_value(session, message)
     };
     let micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
-    for (id, tool) in calls {
+    for call in calls {
+        let outcome = match outcome(answer.as_ref(), &call.id) {
+            "tool_error" if call.denied => "scope_denied",
+            other => other,
+        };
         tracing::info!(
             target: "botmesh_mcp_http::audit",
-            token = token_id.unwrap_or("-"),
-            tool = tool.as_str(),
-            outcome = outcome(answer.as_ref(), &id),
+            token = caller.token_id.as_deref().unwrap_or("-"),
+            tool = call.tool,
+            outcome,
             duration_us = micros,
             "tool call"
         );
     }
     answer
+}
+
+/// Who sent a request: the token's id and scopes (`None` without tokens).
+#[derive(Debug, Default)]
+struct Caller {
+    token_id: Option<String>,
+    scopes: Option<Vec<String>>,
 }

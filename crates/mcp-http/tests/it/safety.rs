@@ -326,6 +326,7 @@ fn every_tool_call_writes_one_audit_line_without_secrets() {
     let dir = TempDir::new("audit");
     let file = dir.0.join("tokens.jsonl");
     let token = new_token(&file, &scopes(&["flow"])).unwrap();
+    let docs = new_token(&file, &scopes(&["docs"])).unwrap();
     let server = Server::start(
         HttpOptions::default()
             .with_tokens_file(Some(file.clone()))
@@ -350,6 +351,17 @@ fn every_tool_call_writes_one_audit_line_without_secrets() {
         &with,
         &call(4, "no such tool\nforged line", json!({})),
     );
+    let docs_auth = format!("Bearer {docs}");
+    let docs_session = open_session(&server, "2025-11-25", &[("Authorization", &docs_auth)]);
+    let with_docs = [
+        ("Authorization", docs_auth.as_str()),
+        ("Mcp-Session-Id", docs_session.as_str()),
+    ];
+    post(
+        &server,
+        &with_docs,
+        &call(5, "flow_digest", json!({"document": small_flow()})),
+    );
 
     let id = token_id(&token);
     let logs = logs();
@@ -366,7 +378,7 @@ fn every_tool_call_writes_one_audit_line_without_secrets() {
     assert!(lines[0].contains("duration_us="), "{}", lines[0]);
     assert!(lines[1].contains("outcome=\"tool_error\""), "{}", lines[1]);
     assert!(
-        lines[2].contains("tool=\"<invalid name>\"")
+        lines[2].contains("tool=\"<unknown tool>\"")
             && lines[2].contains("outcome=\"protocol_error\""),
         "{}",
         lines[2]
@@ -378,4 +390,14 @@ fn every_tool_call_writes_one_audit_line_without_secrets() {
         "arguments never reach a log"
     );
     assert!(!logs.contains("forged line"));
+    let denied: Vec<&str> = logs
+        .lines()
+        .filter(|l| l.contains(token_id(&docs)))
+        .collect();
+    assert_eq!(denied.len(), 1, "{logs}");
+    assert!(
+        denied[0].contains("outcome=\"scope_denied\""),
+        "{}",
+        denied[0]
+    );
 }
