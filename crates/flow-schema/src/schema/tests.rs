@@ -856,6 +856,14 @@ fn schema_and_validate_agree_on_generated_documents() {
             .collect();
         checked += 1;
         valid += usize::from(by_schema);
+        // Every valid document deserializes into the model, and serializes back unchanged
+        // except for integer spellings (`2.0` becomes `2`).
+        if validation.valid {
+            let model: crate::FlowDocument = serde_json::from_value(document.clone())
+                .unwrap_or_else(|e| panic!("{e}: {document}"));
+            let back = serde_json::to_value(&model).unwrap();
+            assert_eq!(validate(&back).issues, [], "{back}");
+        }
         if by_schema != shape_issues.is_empty() {
             disagreements += 1;
         }
