@@ -3,6 +3,7 @@
 //! `cargo bench -p botmesh-flow-schema --bench canonical` prints the median of several runs
 //! for each. `-- json > doc.json` writes the 1 MiB document; `-- rss < doc.json` parses and
 //! digests a document from stdin once and prints the process's peak resident set (Linux).
+//! `-- migrate` only runs twenty 0 → 1 migrations of the 1 MiB legacy document, for a profiler.
 #![expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
 use botmesh_flow_schema::{canonical_json, digest, migrate, validate};
@@ -99,6 +100,13 @@ fn peak_rss() -> String {
 }
 
 fn main() {
+    if std::env::args().any(|arg| arg == "migrate") {
+        let (v0, _) = sized(1 << 20, v0_document);
+        for _ in 0..20 {
+            black_box(migrate(black_box(&v0), 1).expect("version 0 migrates"));
+        }
+        return;
+    }
     if std::env::args().any(|arg| arg == "json") {
         println!("{}", sized(1 << 20, v2_document).1);
         return;
