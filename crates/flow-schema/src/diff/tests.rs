@@ -1,7 +1,7 @@
 //! Diff tests: golden files for document pairs, errors, and properties.
 
 use super::diff;
-use crate::migrate::tests::{pretty, read_json, test_data};
+use crate::migrate::tests::{json_like_a_flow, pretty, read_json, test_data};
 use crate::{digest, migrate};
 use expect_test::expect_file;
 use proptest::prelude::*;
@@ -111,6 +111,19 @@ fn document() -> impl Strategy<Value = Value> {
 
 proptest! {
     #![proptest_config(config(256))]
+
+    /// Any pair of JSON values: a diff or a caller error, never a panic; a document
+    /// compared with itself is unchanged whenever it can be migrated.
+    #[test]
+    fn never_panics_on_arbitrary_json(
+        left in json_like_a_flow(),
+        right in crate::migrate::tests::document(),
+    ) {
+        let _ = diff(&left, &right);
+        if let Ok(found) = diff(&right, &right) {
+            prop_assert!(!found.changed);
+        }
+    }
 
     /// A document never differs from itself, and swapping sides swaps the lists.
     #[test]

@@ -307,7 +307,7 @@ fn config(cases: u32) -> Config {
 }
 
 /// Arbitrary JSON, biased towards the keys and kinds migration looks at.
-fn json_like_a_flow() -> BoxedStrategy<Value> {
+pub(crate) fn json_like_a_flow() -> BoxedStrategy<Value> {
     let key = prop_oneof![
         Just("type".to_owned()),
         Just("kind".to_owned()),
@@ -362,7 +362,7 @@ fn json_like_a_flow() -> BoxedStrategy<Value> {
 }
 
 /// A document: arbitrary top-level members and an array of arbitrary steps.
-fn document() -> BoxedStrategy<Value> {
+pub(crate) fn document() -> BoxedStrategy<Value> {
     (
         prop_oneof![Just(None), (0u64..=2).prop_map(Some), Just(Some(7))],
         prop::collection::vec(json_like_a_flow(), 0..8),
