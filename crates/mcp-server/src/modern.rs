@@ -14,6 +14,7 @@ use crate::protocol::{
 use crate::server::{McpServer, Session};
 use botmesh_jsonrpc::{ErrorObject, codes};
 use serde_json::{Map, Value, json};
+use std::sync::LazyLock;
 
 /// The one revision served statelessly.
 pub(crate) const MODERN_REVISION: &str = "2026-07-28";
@@ -39,9 +40,10 @@ pub(crate) fn missing_meta() -> ErrorObject {
     )
 }
 
-fn server_info() -> Value {
+/// The server identity stamped on every modern result (an immutable table, built once).
+static SERVER_INFO: LazyLock<Value> = LazyLock::new(|| {
     json!({ "name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION })
-}
+});
 
 /// Adds `resultType` and the server identity to a result object.
 fn complete(mut result: Value) -> Value {
@@ -49,7 +51,7 @@ fn complete(mut result: Value) -> Value {
         map.insert("resultType".into(), json!("complete"));
         let meta = map.entry("_meta").or_insert_with(|| json!({}));
         if let Value::Object(meta_map) = meta {
-            meta_map.insert(meta::SERVER_INFO.into(), server_info());
+            meta_map.insert(meta::SERVER_INFO.into(), SERVER_INFO.clone());
         }
     }
     result
