@@ -1,9 +1,6 @@
-//! The in-memory index: pages, sections, the term dictionary and postings; ranking.
+//! The in-memory index: pages, sections and postings; ranking.
 
-use std::collections::HashMap;
-
-use rust_stemmers::{Algorithm, Stemmer};
-
+use crate::dict::{Dict, ENGLISH, SPANISH, stem_of, stemmers};
 use crate::markdown::{self, ParsedPage};
 use crate::root::{Listed, Root, Stamp};
 use crate::snippet;
@@ -12,51 +9,51 @@ use crate::{Error, SearchHit};
 
 /// Posting flag: the term is in the section's heading.
 const IN_HEADING: u32 = 1;
-/// Posting flag: the term is in the section's body.
+/// Posting flag: the term is in the section's body, outside code blocks.
 const IN_BODY: u32 = 2;
-/// Posting flag: the term is in the title of the section's page.
+/// Posting flag: the term is in the title of the section's page or in a
+/// heading above the section's own.
 const IN_TITLE: u32 = 4;
 /// Posting flag: the term is in a code block of the section.
 const IN_CODE: u32 = 8;
 /// Bits of a posting used by flags; the section id is above them.
 const FLAG_BITS: u32 = 4;
-/// Separates the heading from the body in a section's term sequence, so no
-/// phrase spans both.
+/// Separates heading, body and code in a section's term sequence, so no
+/// phrase spans two of them.
 const SEPARATOR: u32 = u32::MAX;
-/// Marks stem terms in the dictionary (`~button`), apart from whole words.
-const STEM_MARK: char = '~';
 
 /// The ranking's weights, in one place so the ranking stays explainable.
 mod weight {
-    /// A term in the section's heading (headings weigh double).
+    /// A word in the section's heading (headings weigh double).
     pub(super) const HEADING: f64 = 2.0;
-    /// A term in the section's body.
+    /// A word in the section's body.
     pub(super) const BODY: f64 = 1.0;
-    /// A term only in the section's code blocks.
+    /// A word only in the section's code blocks.
     pub(super) const CODE: f64 = 0.5;
-    /// Heading bonus: the IDF of the query words found in the heading, times
-    /// this, times the share of the heading's words they cover.
-    pub(super) const HEADING_COVERAGE: f64 = 1.0;
-    /// A query identifier's parts (`serve`, `stream` of `serve_stream`) count
-    /// this share of a whole word, besides the identifier itself.
-    pub(super) const PART: f64 = 0.5;
-    /// A term in the page title, added to the heading or body weight.
+    /// A word in the page title or a heading above the section's, added to
+    /// the heading or body weight.
     pub(super) const TITLE: f64 = 0.5;
-    /// Coverage bonus: this share of the query's total IDF, times the
-    /// squared share of that IDF the section's matched words hold.
-    pub(super) const COVERAGE: f64 = 1.0;
-    /// Exact-phrase bonus: this share of the query's total IDF.
-    pub(super) const PHRASE: f64 = 1.0;
-    /// A function word (`the`, `de`) counts this share of its IDF.
-    pub(super) const STOPWORD: f64 = 0.3;
-    /// A word found only through its stem counts this share of a whole-word match.
-    pub(super) const STEM: f64 = 0.7;
-    /// Locale bonus: this share of the query's total IDF for a section in the query's locale.
-    pub(super) const LOCALE: f64 = 0.1;
     /// Body length normalisation (BM25's `k1` and `b` with a term frequency of one).
     pub(super) const K1: f64 = 1.2;
     /// See [`K1`].
     pub(super) const B: f64 = 0.75;
+    /// A query identifier's parts (`serve`, `stream` of `serve_stream`) count
+    /// this share of a whole word, besides the identifier itself.
+    pub(super) const PART: f64 = 0.5;
+    /// A word found only through its stem counts this share of a whole-word match.
+    pub(super) const STEM: f64 = 0.7;
+    /// A function word (`the`, `de`) counts this share of its IDF.
+    pub(super) const STOPWORD: f64 = 0.3;
+    /// Coverage bonus: this share of the query's total IDF, times the
+    /// squared share of that IDF the section's matched words hold.
+    pub(super) const COVERAGE: f64 = 1.0;
+    /// Heading bonus: the IDF of the query words found in the heading, times
+    /// this, times the share of the heading's words they cover.
+    pub(super) const HEADING_COVERAGE: f64 = 1.0;
+    /// Exact-phrase bonus: this share of the query's total IDF.
+    pub(super) const PHRASE: f64 = 1.0;
+    /// Locale bonus: this share of the query's total IDF for a section in the query's locale.
+    pub(super) const LOCALE: f64 = 0.1;
     /// How much likelier (natural log) a query must be in another locale than
     /// in the root's to be taken as that locale's.
     pub(super) const LOCALE_MARGIN: f64 = 1.0;
@@ -80,6 +77,11 @@ fn locale_of(rel: &str) -> &str {
     if ok { first } else { "" }
 }
 
+/// The stemming language of a locale.
+fn lang_of(locale: &str) -> usize {
+    if locale == "es" { SPANISH } else { ENGLISH }
+}
+
 /// One section of a page, ready for matching and snippets.
 #[derive(Debug)]
 struct Section {
@@ -90,14 +92,12 @@ struct Section {
     /// The text of the body's code blocks.
     code: String,
     /// The term sequence: heading words, [`SEPARATOR`], body words,
-    /// [`SEPARATOR`], code words (whole words only, in order; for phrases).
+    /// [`SEPARATOR`], code words (whole words, in order).
     seq: Box<[u32]>,
-    /// Distinct whole words in the heading.
+    /// Distinct words in the heading, function words aside.
     heading_words: u16,
-    /// Identifier parts found in the heading.
-    heading_parts: Box<[u32]>,
-    /// Identifier parts found in the body.
-    body_parts: Box<[u32]>,
+    /// Terms of the headings above this one (with identifier parts), sorted and distinct.
+    parents: Box<[u32]>,
 }
 
 /// One indexed page.
@@ -113,124 +113,67 @@ struct Page {
     bytes: usize,
 }
 
-/// Term ids for folded words.
-#[derive(Debug, Default)]
-struct Dict {
-    ids: HashMap<Box<str>, u32>,
-}
-
-impl Dict {
-    fn intern(&mut self, folded: &str) -> u32 {
-        if let Some(&id) = self.ids.get(folded) {
-            return id;
-        }
-        let id = u32::try_from(self.ids.len()).expect("fewer than 2^32 distinct terms");
-        self.ids.insert(folded.into(), id);
-        id
-    }
-
-    fn get(&self, folded: &str) -> Option<u32> {
-        self.ids.get(folded).copied()
-    }
-
-    fn len(&self) -> usize {
-        self.ids.len()
-    }
-}
-
-/// Appends the whole-word terms of `text` to `seq`, and its identifier parts
-/// and word stems (in the page's language) to `parts`.
-fn tokenize(
-    dict: &mut Dict,
-    stemmer: &Stemmer,
-    text: &str,
-    seq: &mut Vec<u32>,
-    parts: &mut Vec<u32>,
-) {
-    let mut folded = String::new();
-    let mut stem = String::new();
-    for (_, word) in words(text) {
-        fold_into(word, &mut folded);
-        seq.push(dict.intern(&folded));
-        let split = identifier_parts(word);
-        if split.is_empty() {
-            if stem_term(stemmer, &folded, &mut stem) {
-                parts.push(dict.intern(&stem));
-            }
-        } else {
-            for part in split {
-                fold_into(part, &mut folded);
-                parts.push(dict.intern(&folded));
-            }
-        }
-    }
-}
-
-/// Writes the stem term of a folded word (`~` and its stem) to `out`; false
-/// for words that are not stemmed (shorter than 3 characters, or not all letters).
-pub(crate) fn stem_term(stemmer: &Stemmer, folded: &str, out: &mut String) -> bool {
-    if folded.len() < 3 || !folded.chars().all(char::is_alphabetic) {
-        return false;
-    }
-    out.clear();
-    out.push(STEM_MARK);
-    out.push_str(&stemmer.stem(folded));
-    true
-}
-
-/// The stemmer for a page's locale: Spanish for `es/`, English otherwise.
-fn stemmer_for(locale: &str) -> Stemmer {
-    Stemmer::create(if locale == "es" {
-        Algorithm::Spanish
-    } else {
-        Algorithm::English
-    })
-}
-
-fn sorted_distinct(mut ids: Vec<u32>) -> Box<[u32]> {
-    ids.sort_unstable();
-    ids.dedup();
-    ids.into_boxed_slice()
-}
-
 /// The file name without `.md`, the title of last resort.
 fn file_stem(rel: &str) -> &str {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     name.strip_suffix(".md").unwrap_or(name)
 }
 
+/// Parses one page and turns its text into terms.
 fn build_page(dict: &mut Dict, listed: &Listed, source: &str) -> Page {
     let ParsedPage { title, sections } = markdown::parse(source);
     let title = title.unwrap_or_else(|| file_stem(&listed.rel).to_owned());
-    let stemmer = stemmer_for(locale_of(&listed.rel));
-    let mut title_seq = Vec::new();
-    let mut title_parts = Vec::new();
-    tokenize(dict, &stemmer, &title, &mut title_seq, &mut title_parts);
-    title_seq.append(&mut title_parts);
+    let lang = lang_of(locale_of(&listed.rel));
+    let stemmer = &stemmers()[lang];
+    let mut scratch = String::new();
+    let mut tokenize = |dict: &mut Dict, text: &str, seq: &mut Vec<u32>| {
+        for (_, word) in words(text) {
+            seq.push(dict.intern(word, lang, stemmer, &mut scratch));
+        }
+    };
+    let mut seq = Vec::new();
+    let mut title_terms = Vec::new();
+    tokenize(dict, &title, &mut title_terms);
+    let parts: Vec<u32> = title_terms
+        .iter()
+        .flat_map(|&t| dict.parts(t).to_vec())
+        .collect();
+    title_terms.extend(parts);
+    title_terms.sort_unstable();
+    title_terms.dedup();
     let sections = sections
         .into_iter()
         .map(|raw| {
-            let mut seq = Vec::new();
-            let mut heading_parts = Vec::new();
-            let mut body_parts = Vec::new();
-            tokenize(dict, &stemmer, &raw.heading, &mut seq, &mut heading_parts);
-            let mut heading_words = seq.clone();
+            seq.clear();
+            tokenize(dict, &raw.heading, &mut seq);
+            // Function words do not count in the heading's size.
+            let mut heading_words: Vec<u32> = seq
+                .iter()
+                .copied()
+                .filter(|&t| !dict.is_stopword(t))
+                .collect();
             heading_words.sort_unstable();
             heading_words.dedup();
             seq.push(SEPARATOR);
-            tokenize(dict, &stemmer, &raw.text, &mut seq, &mut body_parts);
+            tokenize(dict, &raw.text, &mut seq);
             seq.push(SEPARATOR);
-            let mut code_parts = Vec::new();
-            tokenize(dict, &stemmer, &raw.code, &mut seq, &mut code_parts);
-            body_parts.append(&mut code_parts);
+            tokenize(dict, &raw.code, &mut seq);
+            let mut parents = Vec::new();
+            tokenize(dict, &raw.parents, &mut parents);
+            let parts: Vec<u32> = parents
+                .iter()
+                .flat_map(|&t| dict.parts(t).to_vec())
+                .collect();
+            parents.extend(parts);
+            parents.sort_unstable();
+            parents.dedup();
             Section {
+                parents: parents.into_boxed_slice(),
                 heading: raw.heading,
                 heading_words: u16::try_from(heading_words.len()).unwrap_or(u16::MAX),
                 text: raw.text,
                 code: raw.code,
-                seq: seq.into_boxed_slice(),
-                heading_parts: sorted_distinct(heading_parts),
-                body_parts: sorted_distinct(body_parts),
+                seq: Box::from(seq.as_slice()),
             }
         })
         .collect();
@@ -238,7 +181,7 @@ fn build_page(dict: &mut Dict, listed: &Listed, source: &str) -> Page {
         rel: listed.rel.clone(),
         stamp: listed.stamp,
         title,
-        title_terms: sorted_distinct(title_seq),
+        title_terms: title_terms.into_boxed_slice(),
         sections,
         bytes: source.len(),
     }
@@ -260,12 +203,21 @@ pub struct IndexStats {
     pub index_bytes: usize,
 }
 
-/// One query word: the terms that count as finding it, with their weights.
+/// A term that counts as finding a query word.
+#[derive(Debug, Clone, Copy)]
+struct GroupTerm {
+    term: u32,
+    /// IDF times the factor of this kind of match.
+    weight: f64,
+    /// For stem matches: only sections of this stemming language count.
+    lang: Option<usize>,
+}
+
+/// One query word: the terms that count as finding it.
 #[derive(Debug)]
 struct Group {
-    /// `(term, idf × factor)`: the word itself, or its stems at [`weight::STEM`].
-    terms: Vec<(u32, f64)>,
-    /// The word's IDF (its best term's), for coverage.
+    terms: Vec<GroupTerm>,
+    /// The word's IDF, for coverage.
     idf: f64,
 }
 
@@ -274,12 +226,19 @@ struct Group {
 struct Query {
     /// One group per distinct known query word (or identifier part).
     groups: Vec<Group>,
-    /// Folded words and stem terms, for snippets.
-    snippet_terms: Vec<String>,
     /// The query's whole words as terms, when there are two or more and all are known.
     phrase: Option<Vec<u32>>,
     /// The index in `Index::locales` of the query's likeliest locale.
     locale: usize,
+}
+
+impl Query {
+    /// The group a term belongs to, for snippets.
+    fn group_of(&self, term: u32) -> Option<usize> {
+        self.groups
+            .iter()
+            .position(|g| g.terms.iter().any(|t| t.term == term))
+    }
 }
 
 /// Per-section accumulator of one query.
@@ -291,6 +250,8 @@ struct Acc {
     current: f64,
     /// Sum of the IDF of the matched groups.
     matched_idf: f64,
+    /// Sum of the IDF of the groups found in the heading.
+    heading_idf: f64,
     /// The current group's index plus one (0: none yet).
     group: u16,
     /// Number of matched groups.
@@ -299,8 +260,6 @@ struct Acc {
     heading_group: u16,
     /// Number of groups found in the heading.
     heading_hits: u16,
-    /// Sum of the IDF of the groups found in the heading.
-    heading_idf: f64,
 }
 
 /// The index of one docs tree.
@@ -311,16 +270,22 @@ pub(crate) struct Index {
     pages: Vec<Page>,
     /// Section id → (page index, section index), in path then document order.
     sections: Vec<(u32, u32)>,
-    /// Term id → postings `(section id << FLAG_BITS) | flags`, ascending.
-    postings: Vec<Vec<u32>>,
-    /// Section id → number of words (heading and body).
+    /// Term id → where its postings start in `postings` (and end, at the next term's start).
+    postings_at: Vec<u32>,
+    /// Postings `(section id << FLAG_BITS) | flags`, by term, ascending section ids.
+    postings: Vec<u32>,
+    /// Section id → number of words (heading, body and code).
     lengths: Vec<u32>,
     /// The mean of `lengths`.
     mean_length: f64,
     /// Section id → index in `locales`.
     section_locale: Vec<u8>,
-    /// Locale names (`""` for the root's, first) and their section counts.
-    locales: Vec<(String, u32)>,
+    /// Section id → stemming language.
+    section_lang: Vec<u8>,
+    /// Section id → distinct words in its heading, function words aside.
+    heading_words: Vec<u16>,
+    /// Locale names (`""` for the root's, first), their section counts and stemming languages.
+    locales: Vec<(String, u32, usize)>,
     /// Section id → accumulator, all default between queries.
     scratch: Vec<Acc>,
 }
@@ -339,36 +304,24 @@ impl Index {
         if unchanged {
             return Ok(false);
         }
-        let mut old: Vec<Option<Page>> = std::mem::take(&mut self.pages)
-            .into_iter()
-            .map(Some)
-            .collect();
-        let mut old_at = 0;
+        self.dict.start_indexing(listing.len());
+        let mut old = std::mem::take(&mut self.pages).into_iter().peekable();
         let mut pages = Vec::with_capacity(listing.len());
         for listed in &listing {
-            while old_at < old.len()
-                && old[old_at]
-                    .as_ref()
-                    .is_some_and(|p| p.rel.as_str() < listed.rel.as_str())
-            {
-                old_at += 1;
-            }
-            if let Some(slot) = old.get_mut(old_at)
-                && slot
-                    .as_ref()
-                    .is_some_and(|p| p.rel == listed.rel && p.stamp == listed.stamp)
-                && let Some(page) = slot.take()
-            {
+            while old.next_if(|p| p.rel < listed.rel).is_some() {}
+            if let Some(page) = old.next_if(|p| p.rel == listed.rel && p.stamp == listed.stamp) {
                 pages.push(page);
                 continue;
             }
             match root.read_listed(&listed.rel) {
                 Ok(source) => pages.push(build_page(&mut self.dict, listed, &source)),
                 Err(error) => {
-                    tracing::warn!(page = %listed.rel, error = %error, "skipping an unreadable page");
+                    tracing::warn!(page = %listed.rel, %error, "skipping an unreadable page");
                 }
             }
         }
+        self.dict.end_indexing();
+        self.dict.index_stems();
         self.pages = pages;
         self.rebuild_postings();
         Ok(true)
@@ -381,13 +334,16 @@ impl Index {
         let mut sections = Vec::new();
         let mut lengths = Vec::new();
         let mut section_locale = Vec::new();
-        let mut locales: Vec<(String, u32)> = vec![(String::new(), 0)];
+        let mut section_lang = Vec::new();
+        let mut heading_words = Vec::new();
+        let mut locales: Vec<(String, u32, usize)> = vec![(String::new(), 0, ENGLISH)];
+        let dict = &self.dict;
         for (page_ix, page) in self.pages.iter().enumerate() {
             let locale = locale_of(&page.rel);
-            let locale_ix = match locales.iter().position(|(l, _)| l == locale) {
+            let locale_ix = match locales.iter().position(|(l, _, _)| l == locale) {
                 Some(ix) => ix,
                 None if locales.len() < usize::from(u8::MAX) => {
-                    locales.push((locale.to_owned(), 0));
+                    locales.push((locale.to_owned(), 0, lang_of(locale)));
                     locales.len() - 1
                 }
                 None => 0,
@@ -396,83 +352,143 @@ impl Index {
             for (section_ix, section) in page.sections.iter().enumerate() {
                 lengths.push(u32::try_from(section.seq.len() - 2).unwrap_or(u32::MAX));
                 section_locale.push(u8::try_from(locale_ix).expect("at most 255 locales"));
-                let id = u32::try_from(sections.len()).expect("fewer than 2^29 sections");
+                section_lang.push(u8::try_from(locales[locale_ix].2).expect("two languages"));
+                heading_words.push(section.heading_words);
+                let id = u32::try_from(sections.len()).expect("fewer than 2^28 sections");
                 sections.push((
                     u32::try_from(page_ix).expect("fewer than 2^32 pages"),
                     u32::try_from(section_ix).expect("fewer than 2^32 sections in a page"),
                 ));
                 let mut add = |term: u32, flag: u32| {
                     let t = term as usize;
-                    let list = &mut postings[t];
                     if last[t] == id {
-                        if let Some(posting) = list.last_mut() {
+                        if let Some(posting) = postings[t].last_mut() {
                             *posting |= flag;
                         }
                     } else {
                         last[t] = id;
-                        list.push((id << FLAG_BITS) | flag);
+                        postings[t].push((id << FLAG_BITS) | flag);
                     }
                 };
                 let mut flag = IN_HEADING;
                 for &term in section.seq.iter() {
                     if term == SEPARATOR {
                         flag = if flag == IN_HEADING { IN_BODY } else { IN_CODE };
-                    } else {
-                        add(term, flag);
+                        continue;
+                    }
+                    add(term, flag);
+                    for &part in dict.parts(term) {
+                        add(part, flag);
                     }
                 }
-                for &term in section.heading_parts.iter() {
-                    add(term, IN_HEADING);
-                }
-                for &term in section.body_parts.iter() {
-                    add(term, IN_BODY);
-                }
-                for &term in page.title_terms.iter() {
+                for &term in page.title_terms.iter().chain(section.parents.iter()) {
                     add(term, IN_TITLE);
                 }
             }
         }
-        for list in &mut postings {
-            list.shrink_to_fit();
+        let total: usize = postings.iter().map(Vec::len).sum();
+        let mut flat = Vec::with_capacity(total);
+        let mut at = Vec::with_capacity(terms + 1);
+        for list in postings {
+            at.push(u32::try_from(flat.len()).expect("fewer than 2^32 postings"));
+            flat.extend(list);
         }
-        self.postings = postings;
-        self.sections = sections;
+        at.push(u32::try_from(flat.len()).expect("fewer than 2^32 postings"));
         self.mean_length = if lengths.is_empty() {
             1.0
         } else {
             (lengths.iter().map(|&l| f64::from(l)).sum::<f64>() / lengths.len() as f64).max(1.0)
         };
+        self.postings = flat;
+        self.postings_at = at;
+        self.sections = sections;
         self.lengths = lengths;
         self.section_locale = section_locale;
+        self.section_lang = section_lang;
+        self.heading_words = heading_words;
         self.locales = locales;
+        self.scratch = Vec::new();
     }
 
-    fn idf(&self, term: u32) -> f64 {
+    /// The postings of a term.
+    fn postings_of(&self, term: u32) -> &[u32] {
+        let t = term as usize;
+        match (self.postings_at.get(t), self.postings_at.get(t + 1)) {
+            (Some(&from), Some(&to)) => &self.postings[from as usize..to as usize],
+            _ => &[],
+        }
+    }
+
+    fn df(&self, term: u32) -> usize {
+        self.postings_of(term).len()
+    }
+
+    fn idf_of_df(&self, df: usize) -> f64 {
         let n = self.sections.len() as f64;
-        let df = self.postings.get(term as usize).map_or(0, Vec::len) as f64;
+        let df = df as f64;
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
+    fn idf(&self, term: u32) -> f64 {
+        self.idf_of_df(self.df(term))
+    }
+
     fn known(&self, folded: &str) -> Option<u32> {
-        self.dict.get(folded).filter(|&id| {
-            self.postings
-                .get(id as usize)
-                .is_some_and(|l| !l.is_empty())
-        })
+        self.dict.get(folded).filter(|&id| self.df(id) > 0)
+    }
+
+    fn section_lang(&self, id: usize) -> usize {
+        usize::from(self.section_lang[id])
+    }
+
+    /// The terms sharing the stem of `folded` in `lang` (the word's own term
+    /// included), and the IDF of finding any of them in a section of that language.
+    fn stem_matches(&self, folded: &str, lang: usize, marks: &mut [bool]) -> (Vec<u32>, f64) {
+        let Some(stem) = stem_of(&stemmers()[lang], folded) else {
+            return (Vec::new(), 0.0);
+        };
+        let members: Vec<u32> = self.dict.stem_members(&stem, lang).to_vec();
+        let mut df = 0;
+        let mut marked = Vec::new();
+        for &member in &members {
+            for &posting in self.postings_of(member) {
+                let id = (posting >> FLAG_BITS) as usize;
+                if !marks[id] && self.section_lang(id) == lang {
+                    marks[id] = true;
+                    marked.push(id);
+                    df += 1;
+                }
+            }
+        }
+        for id in marked {
+            marks[id] = false;
+        }
+        (members, self.idf_of_df(df))
     }
 
     fn resolve(&self, query: &str) -> Query {
-        let stemmers = [stemmer_for(""), stemmer_for("es")];
         let mut groups: Vec<Group> = Vec::new();
-        let mut snippet_terms = Vec::new();
         let mut phrase = Vec::new();
         let mut phrase_ok = true;
         let mut folded = String::new();
-        let mut stem = String::new();
+        let mut marks = vec![false; self.sections.len()];
         let push = |group: Group, groups: &mut Vec<Group>| {
-            if !group.terms.is_empty() && !groups.iter().any(|g| g.terms[0].0 == group.terms[0].0) {
+            let first = group.terms.first().map(|t| t.term);
+            if first.is_some()
+                && !groups
+                    .iter()
+                    .any(|g| g.terms.first().map(|t| t.term) == first)
+            {
                 groups.push(group);
             }
+        };
+        let single = |term: u32, idf: f64| Group {
+            terms: vec![GroupTerm {
+                term,
+                weight: idf,
+                lang: None,
+            }],
+            idf,
         };
         let all_stopwords = words(query).all(|(_, word)| is_stopword(&fold(word)));
         for (_, word) in words(query) {
@@ -483,97 +499,70 @@ impl Index {
                 match whole {
                     Some(id) => {
                         phrase.push(id);
-                        let idf = self.idf(id) * weight::STOPWORD;
-                        if idf > 0.0 {
-                            push(
-                                Group {
-                                    terms: vec![(id, idf)],
-                                    idf,
-                                },
-                                &mut groups,
-                            );
-                        }
+                        push(single(id, self.idf(id) * weight::STOPWORD), &mut groups);
                     }
                     None => phrase_ok = false,
                 }
                 continue;
             }
             let split = identifier_parts(word);
-            if whole.is_none() && !split.is_empty() {
-                // An identifier absent from the docs is searched as its parts.
-                phrase_ok = false;
-                for part in split {
-                    fold_into(part, &mut folded);
-                    if let Some(id) = self.known(&folded) {
-                        let idf = self.idf(id);
-                        push(
-                            Group {
-                                terms: vec![(id, idf)],
-                                idf,
-                            },
-                            &mut groups,
-                        );
-                        snippet_terms.push(folded.clone());
-                    }
+            // An identifier's parts count a little; alone when the identifier appears nowhere.
+            let part_factor = if whole.is_some() { weight::PART } else { 1.0 };
+            for part in &split {
+                fold_into(part, &mut folded);
+                if let Some(id) = self.known(&folded) {
+                    push(single(id, self.idf(id) * part_factor), &mut groups);
                 }
+            }
+            if !split.is_empty() && whole.is_none() {
+                phrase_ok = false;
                 continue;
             }
-            if whole.is_some() {
-                for part in &split {
-                    fold_into(part, &mut folded);
-                    if let Some(id) = self.known(&folded) {
-                        let idf = self.idf(id) * weight::PART;
-                        push(
-                            Group {
-                                terms: vec![(id, idf)],
-                                idf,
-                            },
-                            &mut groups,
-                        );
-                        snippet_terms.push(folded.clone());
-                    }
-                }
-                fold_into(word, &mut folded);
-            }
+            fold_into(word, &mut folded);
             let mut group = Group {
                 terms: Vec::new(),
                 idf: 0.0,
             };
-            if let Some(id) = whole {
-                group.idf = self.idf(id);
-                group.terms.push((id, group.idf));
-                phrase.push(id);
-                snippet_terms.push(folded.clone());
-            } else {
-                phrase_ok = false;
+            match whole {
+                Some(id) => {
+                    group.idf = self.idf(id);
+                    group.terms.push(GroupTerm {
+                        term: id,
+                        weight: group.idf,
+                        lang: None,
+                    });
+                    phrase.push(id);
+                }
+                None => phrase_ok = false,
             }
-            for stemmer in &stemmers {
-                if stem_term(stemmer, &folded, &mut stem)
-                    && let Some(id) = self.known(&stem)
-                    && !group.terms.iter().any(|&(t, _)| t == id)
-                {
-                    // A stem never weighs more than the word itself.
-                    let idf = if whole.is_some() {
-                        self.idf(id).min(group.idf)
-                    } else {
-                        self.idf(id)
-                    };
-                    group.terms.push((id, idf * weight::STEM));
-                    if whole.is_none() {
-                        group.idf = group.idf.max(idf);
+            for lang in [ENGLISH, SPANISH] {
+                let (members, stem_idf) = self.stem_matches(&folded, lang, &mut marks);
+                // A stem never weighs more than the word itself.
+                let idf = match whole {
+                    Some(_) => stem_idf.min(group.idf),
+                    None => stem_idf,
+                };
+                for term in members {
+                    if Some(term) != whole {
+                        let weight = idf * weight::STEM;
+                        group.terms.push(GroupTerm {
+                            term,
+                            weight,
+                            lang: Some(lang),
+                        });
                     }
-                    snippet_terms.push(stem.clone());
+                }
+                if whole.is_none() && group.terms.iter().any(|t| t.lang == Some(lang)) {
+                    group.idf = group.idf.max(stem_idf);
                 }
             }
             push(group, &mut groups);
         }
-        let locale = self.likeliest_locale(query);
         let phrase = (phrase_ok && phrase.len() >= 2).then_some(phrase);
         Query {
             groups,
-            snippet_terms,
             phrase,
-            locale,
+            locale: self.likeliest_locale(query),
         }
     }
 
@@ -590,10 +579,10 @@ impl Index {
                 continue;
             };
             df.iter_mut().for_each(|d| *d = 0);
-            for &posting in &self.postings[term as usize] {
+            for &posting in self.postings_of(term) {
                 df[usize::from(self.section_locale[(posting >> FLAG_BITS) as usize])] += 1;
             }
-            for (l, (_, n)) in self.locales.iter().enumerate() {
+            for (l, (_, n, _)) in self.locales.iter().enumerate() {
                 likelihood[l] += ((f64::from(df[l]) + 0.5) / (f64::from(*n) + 1.0)).ln();
             }
         }
@@ -612,7 +601,7 @@ impl Index {
         (page, &page.sections[section as usize])
     }
 
-    /// The weight of one posting: where the term is, with the body length-normalised.
+    /// The weight of one posting: where the word is, the body length-normalised.
     fn place_weight(&self, posting: u32) -> f64 {
         let id = (posting >> FLAG_BITS) as usize;
         let mut w = 0.0;
@@ -646,10 +635,13 @@ impl Index {
         let mut touched = Vec::new();
         for (g, group) in query.groups.iter().enumerate() {
             let mark = u16::try_from(g + 1).unwrap_or(u16::MAX);
-            for &(term, idf) in &group.terms {
-                for &posting in &self.postings[term as usize] {
+            for term in &group.terms {
+                for &posting in self.postings_of(term.term) {
                     let id = (posting >> FLAG_BITS) as usize;
-                    let w = idf * self.place_weight(posting);
+                    if term.lang.is_some_and(|lang| self.section_lang(id) != lang) {
+                        continue;
+                    }
+                    let w = term.weight * self.place_weight(posting);
                     let a = &mut acc[id];
                     if a.group != mark {
                         if a.matched == 0 {
@@ -672,60 +664,101 @@ impl Index {
                 }
             }
         }
-        let query_locale = query.locale;
         let all = u16::try_from(query.groups.len()).unwrap_or(u16::MAX);
-        let mut scored: Vec<(f64, u32)> = touched
+        // Scores without the phrase bonus, and whether the section holds every query word.
+        let mut scored: Vec<(f64, u32, bool)> = touched
             .iter()
             .map(|&id| {
-                let a = acc[id as usize];
+                let i = id as usize;
+                let a = acc[i];
                 let coverage = if total_idf > 0.0 {
                     a.matched_idf / total_idf
                 } else {
                     1.0
                 };
                 let mut score = a.score + weight::COVERAGE * total_idf * coverage * coverage;
-                let heading_words = self.section(id).1.heading_words;
+                let heading_words = self.heading_words[i];
                 if a.heading_hits > 0 && heading_words > 0 {
                     let covered = (f64::from(a.heading_hits) / f64::from(heading_words)).min(1.0);
                     score += weight::HEADING_COVERAGE * a.heading_idf * covered;
                 }
-                if a.matched == all
-                    && let Some(phrase) = &query.phrase
-                    && contains_run(&self.section(id).1.seq, phrase)
-                {
-                    score += weight::PHRASE * total_idf;
-                }
-                if usize::from(self.section_locale[id as usize]) == query_locale {
+                if usize::from(self.section_locale[i]) == query.locale {
                     score += weight::LOCALE * total_idf;
                 }
-                ((score * 1000.0).round() / 1000.0, id)
+                (score, id, a.matched == all)
             })
             .collect();
         for &id in &touched {
             acc[id as usize] = Acc::default();
         }
         self.scratch = acc;
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        scored.truncate(limit);
+        if let Some(phrase) = &query.phrase {
+            // The phrase bonus is the same for every section holding the phrase:
+            // only sections that would reach the `limit`-th best score without
+            // it by adding it need the (costlier) check; the result is exact.
+            let bonus = weight::PHRASE * total_idf;
+            let threshold = if scored.len() > limit {
+                let mut scores: Vec<f64> = scored.iter().map(|s| s.0).collect();
+                let (_, kth, _) = scores.select_nth_unstable_by(limit - 1, |a, b| b.total_cmp(a));
+                *kth - 0.001
+            } else {
+                f64::NEG_INFINITY
+            };
+            for entry in &mut scored {
+                if entry.2
+                    && entry.0 + bonus >= threshold
+                    && contains_run(&self.section(entry.1).1.seq, phrase)
+                {
+                    entry.0 += bonus;
+                }
+            }
+        }
+        let mut scored: Vec<(f64, u32)> = scored
+            .into_iter()
+            .map(|(score, id, _)| ((score * 1000.0).round() / 1000.0, id))
+            .collect();
+        let order = |a: &(f64, u32), b: &(f64, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+        if scored.len() > limit {
+            scored.select_nth_unstable_by(limit, order);
+            scored.truncate(limit);
+        }
+        scored.sort_by(order);
         scored
             .into_iter()
             .map(|(score, id)| {
                 let (page, section) = self.section(id);
-                let stemmer = stemmer_for(locale_of(&page.rel));
                 SearchHit {
                     path: page.rel.clone(),
                     title: page.title.clone(),
                     heading: section.heading.clone(),
-                    snippet: if section.code.is_empty() {
-                        snippet::snippet(&section.text, &query.snippet_terms, &stemmer)
-                    } else {
-                        let text = format!("{} {}", section.text, section.code);
-                        snippet::snippet(text.trim(), &query.snippet_terms, &stemmer)
-                    },
+                    snippet: self.snippet(section, &query),
                     score,
                 }
             })
             .collect()
+    }
+
+    /// The snippet of a hit: its body text (then its code) around the best match.
+    fn snippet(&self, section: &Section, query: &Query) -> String {
+        let mut folded = String::new();
+        let mut group_of_word = |word: &str| {
+            fold_into(word, &mut folded);
+            let term = self.dict.get(&folded)?;
+            query.group_of(term).or_else(|| {
+                self.dict
+                    .parts(term)
+                    .iter()
+                    .find_map(|&part| query.group_of(part))
+            })
+        };
+        if section.code.is_empty() {
+            snippet::snippet(&section.text, &mut group_of_word)
+        } else if section.text.is_empty() {
+            snippet::snippet(&section.code, &mut group_of_word)
+        } else {
+            let text = format!("{} {}", section.text, section.code);
+            snippet::snippet(&text, &mut group_of_word)
+        }
     }
 
     /// Sizes of the index.
@@ -735,30 +768,22 @@ impl Index {
         let mut sections = 0;
         for page in &self.pages {
             markdown_bytes += page.bytes;
-            index_bytes += page.rel.len() + page.title.len() + page.title_terms.len() * 4;
-            index_bytes += std::mem::size_of::<Page>();
+            index_bytes += std::mem::size_of::<Page>()
+                + page.rel.len()
+                + page.title.len()
+                + page.title_terms.len() * 4;
             for s in &page.sections {
                 sections += 1;
                 index_bytes += std::mem::size_of::<Section>()
                     + s.heading.len()
                     + s.text.len()
                     + s.code.len()
-                    + 4 * (s.seq.len() + s.heading_parts.len() + s.body_parts.len());
+                    + 4 * (s.seq.len() + s.parents.len());
             }
         }
-        index_bytes += self.sections.len() * 8;
-        index_bytes += self
-            .postings
-            .iter()
-            .map(|l| 24 + l.len() * 4)
-            .sum::<usize>();
-        // A hash map entry: the boxed key (16 + text), the id, about one control byte.
-        index_bytes += self
-            .dict
-            .ids
-            .keys()
-            .map(|k| 16 + k.len() + 4 + 1)
-            .sum::<usize>();
+        index_bytes += self.sections.len() * (8 + 4 + 1 + 1 + 2 + std::mem::size_of::<Acc>());
+        index_bytes += 4 * (self.postings.len() + self.postings_at.len());
+        index_bytes += self.dict.heap_bytes();
         IndexStats {
             pages: self.pages.len(),
             sections,

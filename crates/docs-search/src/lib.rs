@@ -69,6 +69,7 @@
 //!   dependencies of its own); stemming raised the known-item evaluation
 //!   (see `src/tests.rs`), and Snowball is the standard, explainable choice.
 
+mod dict;
 mod error;
 mod index;
 mod markdown;
@@ -153,6 +154,23 @@ impl DocsIndex {
         let mut guard = self.lock();
         let index = guard.get_or_insert_with(Index::default);
         index.refresh(&self.root)?;
+        Ok(index.search(query, limit))
+    }
+
+    /// Like [`DocsIndex::search`] but without the change check: searches the
+    /// index as last built or refreshed (building it if there is none yet).
+    /// For callers that call [`DocsIndex::refresh`] on their own schedule, and
+    /// for measuring the ranking alone.
+    pub fn search_cached(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, Error> {
+        let mut guard = self.lock();
+        let index = match guard.as_mut() {
+            Some(index) => index,
+            None => {
+                let index = guard.insert(Index::default());
+                index.refresh(&self.root)?;
+                index
+            }
+        };
         Ok(index.search(query, limit))
     }
 

@@ -11,6 +11,8 @@ pub(crate) struct RawSection {
     pub(crate) text: String,
     /// The text of the body's code blocks, whitespace collapsed.
     pub(crate) code: String,
+    /// The headings this section sits under (H2 above an H3, ...), joined by spaces.
+    pub(crate) parents: String,
 }
 
 /// A parsed page.
@@ -23,14 +25,29 @@ pub(crate) struct ParsedPage {
     pub(crate) sections: Vec<RawSection>,
 }
 
-/// Collapses runs of whitespace to one space and trims the ends.
+/// Collapses runs of ASCII whitespace to one space and trims the ends (an exact-size string).
 fn collapse(text: &str) -> String {
+    let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
         }
-        out.push_str(word);
+        let start = i;
+        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if start < i {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            // Both ends are next to ASCII bytes or the text's ends: character boundaries.
+            out.push_str(&text[start..i]);
+        }
+    }
+    if out.capacity() > out.len() + out.len() / 8 {
+        out.shrink_to_fit();
     }
     out
 }
@@ -75,7 +92,10 @@ pub(crate) fn parse(source: &str) -> ParsedPage {
         heading: String::new(),
         text: String::new(),
         code: String::new(),
+        parents: String::new(),
     }];
+    // The open headings above the current one: (level, text).
+    let mut open: Vec<(usize, String)> = Vec::new();
     let mut heading: Option<(bool, String)> = None;
     let mut in_metadata = false;
     let mut in_code = false;
@@ -90,9 +110,21 @@ pub(crate) fn parse(source: &str) -> ParsedPage {
             Event::Start(Tag::Heading { level, .. }) => {
                 heading = Some((level == pulldown_cmark::HeadingLevel::H1, String::new()));
             }
-            Event::End(TagEnd::Heading(_)) => {
+            Event::End(TagEnd::Heading(level)) => {
                 if let Some((is_h1, text)) = heading.take() {
                     let text = collapse(&text);
+                    let level = level as usize;
+                    while open.last().is_some_and(|(l, _)| *l >= level) {
+                        open.pop();
+                    }
+                    // The page's H1 is its title, already context of every section.
+                    let parents: Vec<&str> = open
+                        .iter()
+                        .filter(|(l, _)| *l > 1)
+                        .map(|(_, t)| t.as_str())
+                        .collect();
+                    let parents = parents.join(" ");
+                    open.push((level, text.clone()));
                     if let Some(last) = sections.last_mut() {
                         last.text = collapse(&body);
                         last.code = collapse(&code);
@@ -106,6 +138,7 @@ pub(crate) fn parse(source: &str) -> ParsedPage {
                         heading: text,
                         text: String::new(),
                         code: String::new(),
+                        parents,
                     });
                 }
                 line_start = true;
@@ -201,6 +234,9 @@ mod tests {
         let mut out = format!("title: {:?}\n", page.title);
         for s in page.sections {
             out.push_str(&format!("## {:?}\n{:?}\n", s.heading, s.text));
+            if !s.parents.is_empty() {
+                out.push_str(&format!("under: {:?}\n", s.parents));
+            }
             if !s.code.is_empty() {
                 out.push_str(&format!("code: {:?}\n", s.code));
             }
@@ -249,6 +285,27 @@ mod tests {
             title: Some("Page")
             ## "Page"
             "Keep it short. :: :: warning Careful. ::"
+        "#]]
+        .assert_eq(&show(source));
+    }
+
+    #[test]
+    fn sections_know_the_headings_above_them() {
+        let source = "# Page\n\n## Register\n\nintro\n\n### Cursor\n\na\n\n#### Windows\n\nb\n\n## Next\n\nc\n";
+        expect![[r#"
+            title: Some("Page")
+            ## "Page"
+            ""
+            ## "Register"
+            "intro"
+            ## "Cursor"
+            "a"
+            under: "Register"
+            ## "Windows"
+            "b"
+            under: "Register Cursor"
+            ## "Next"
+            "c"
         "#]]
         .assert_eq(&show(source));
     }

@@ -1,8 +1,6 @@
 //! Snippets: at most 200 characters of a section's plain text around the best match.
 
-use rust_stemmers::Stemmer;
-
-use crate::text::{fold, identifier_parts, words};
+use crate::text::words;
 
 /// The longest snippet, in characters (ellipses included).
 pub(crate) const MAX_CHARS: usize = 200;
@@ -11,33 +9,11 @@ const LEAD_CHARS: usize = 40;
 /// The span (in bytes) in which matches are counted to pick the best window.
 const WINDOW_BYTES: usize = 150;
 
-/// Which of `terms` (folded words and `~stem` terms) `word` matches: whole,
-/// by an identifier part, or by its stem.
-fn matching_term(word: &str, terms: &[String], stemmer: &Stemmer) -> Option<usize> {
-    let whole = fold(word);
-    if let Some(i) = terms.iter().position(|t| *t == whole) {
-        return Some(i);
-    }
-    let parts = identifier_parts(word);
-    if parts.is_empty() {
-        let mut stem = String::new();
-        if terms.iter().any(|t| t.starts_with('~'))
-            && crate::index::stem_term(stemmer, &whole, &mut stem)
-        {
-            return terms.iter().position(|t| *t == stem);
-        }
-        return None;
-    }
-    parts
-        .into_iter()
-        .find_map(|part| terms.iter().position(|t| *t == fold(part)))
-}
-
 /// The byte offset of the best match: the match whose following
 /// [`WINDOW_BYTES`] hold the most distinct query terms (the first on ties).
-fn best_match(text: &str, terms: &[String], stemmer: &Stemmer) -> Option<usize> {
+fn best_match(text: &str, group_of: &mut impl FnMut(&str) -> Option<usize>) -> Option<usize> {
     let hits: Vec<(usize, usize)> = words(text)
-        .filter_map(|(at, word)| matching_term(word, terms, stemmer).map(|t| (at, t)))
+        .filter_map(|(at, word)| group_of(word).map(|t| (at, t)))
         .collect();
     let mut best: Option<(usize, usize)> = None;
     for (i, &(at, _)) in hits.iter().enumerate() {
@@ -57,15 +33,16 @@ fn best_match(text: &str, terms: &[String], stemmer: &Stemmer) -> Option<usize> 
     best.map(|(_, at)| at)
 }
 
-/// At most [`MAX_CHARS`] characters of `text` around the best match of
-/// `terms`, cut at character boundaries (at a space where one is near), with
-/// `…` where text was cut.
-pub(crate) fn snippet(text: &str, terms: &[String], stemmer: &Stemmer) -> String {
+/// At most [`MAX_CHARS`] characters of `text` around the best match,
+/// cut at character boundaries (at a space where one is near), with `…`
+/// where text was cut. `group_of` tells which query word (if any) a word of
+/// the text matches.
+pub(crate) fn snippet(text: &str, group_of: &mut impl FnMut(&str) -> Option<usize>) -> String {
     let total = text.chars().count();
     if total <= MAX_CHARS {
         return text.to_owned();
     }
-    let at = best_match(text, terms, stemmer).unwrap_or(0);
+    let at = best_match(text, group_of).unwrap_or(0);
     let at_char = text[..at].chars().count();
     let mut start = at_char.saturating_sub(LEAD_CHARS);
     let chars: Vec<char> = text.chars().collect();
@@ -106,11 +83,16 @@ pub(crate) fn snippet(text: &str, terms: &[String], stemmer: &Stemmer) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::fold;
     use proptest::prelude::*;
-    use rust_stemmers::Algorithm;
 
     fn snippet(text: &str, terms: &[String]) -> String {
-        super::snippet(text, terms, &Stemmer::create(Algorithm::English))
+        super::snippet(text, &mut |word: &str| {
+            let word = fold(word);
+            terms
+                .iter()
+                .position(|t| *t == word || word.starts_with(t.as_str()))
+        })
     }
 
     #[test]

@@ -12,7 +12,11 @@ use unicode_normalization::char::is_combining_mark;
 
 /// Whether `c` belongs to a word.
 fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || is_combining_mark(c)
+    if c.is_ascii() {
+        c.is_ascii_alphanumeric() || c == '_'
+    } else {
+        c.is_alphanumeric() || is_combining_mark(c)
+    }
 }
 
 /// The words of `text` with their byte offsets, in order.
@@ -46,7 +50,8 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
 pub(crate) fn fold_into(word: &str, out: &mut String) {
     out.clear();
     if word.is_ascii() {
-        out.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        out.push_str(word);
+        out.make_ascii_lowercase();
     } else {
         for c in word.nfd().filter(|c| !is_combining_mark(*c)) {
             out.extend(c.to_lowercase());

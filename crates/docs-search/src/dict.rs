@@ -1,0 +1,323 @@
+//! The term dictionary: ids for folded words, their identifier parts and their stems.
+//!
+//! Parts and stems are computed once per distinct word (per language for
+//! stems), not per occurrence, which keeps indexing fast; stems are not
+//! posted, a query word's stem is expanded to the words sharing it instead,
+//! which keeps the postings small.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+use crate::text::{fold_into, identifier_parts, is_stopword};
+
+/// A fast, non-cryptographic hasher for short words (the FxHash mixing
+/// step); the keys are the docs' own words, so flooding is not a concern.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        }
+        for &byte in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        // A final avalanche (murmur3's), so that both the low bits (the
+        // table slot) and the high bits (the tag) depend on every input bit.
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h
+    }
+}
+
+/// A map keyed by words.
+pub(crate) type WordMap<V> = HashMap<Box<str>, V, BuildHasherDefault<WordHasher>>;
+
+/// The stemming languages: English for the root's pages and every locale
+/// but Spanish, Spanish for `es/`.
+pub(crate) const LANGS: usize = 2;
+/// Index of English in per-language arrays.
+pub(crate) const ENGLISH: usize = 0;
+/// Index of Spanish in per-language arrays.
+pub(crate) const SPANISH: usize = 1;
+
+/// The stemmers, by language index.
+pub(crate) fn stemmers() -> [Stemmer; LANGS] {
+    [
+        Stemmer::create(Algorithm::English),
+        Stemmer::create(Algorithm::Spanish),
+    ]
+}
+
+/// No stem: the word is not stemmed (short, or not all letters).
+const NO_STEM: u32 = u32::MAX;
+/// Not computed yet for that language.
+const UNSET: u32 = u32::MAX - 1;
+/// The term has no identifier parts.
+const NO_PARTS: u32 = u32::MAX;
+
+/// The stem of a folded word, or `None` when it is not stemmed (shorter than
+/// 3 bytes, or not all letters).
+pub(crate) fn stem_of(stemmer: &Stemmer, folded: &str) -> Option<String> {
+    if folded.len() < 3 || !folded.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    Some(stemmer.stem(folded).into_owned())
+}
+
+/// Whether a word may be a compound identifier (cheap pre-check for
+/// [`identifier_parts`]).
+fn maybe_identifier(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next();
+    chars.any(|c| c == '_' || c.is_uppercase())
+}
+
+/// Term ids for folded words.
+#[derive(Debug, Default)]
+pub(crate) struct Dict {
+    ids: WordMap<u32>,
+    /// Term id → where its identifier parts start in `part_lists` (a count,
+    /// then the ids), or [`NO_PARTS`]; from the first spelling that had any.
+    parts_at: Vec<u32>,
+    part_lists: Vec<u32>,
+    /// Term id → whether it is a function word.
+    stopword: Vec<bool>,
+    /// Term id → stem id per language ([`NO_STEM`], or [`UNSET`] until the
+    /// word is seen in that language).
+    stems: Vec<[u32; LANGS]>,
+    stem_ids: WordMap<u32>,
+    /// Per language, stem id → the terms with that stem, as offsets into
+    /// `stem_terms` (rebuilt by [`Dict::index_stems`]).
+    stem_offsets: [Vec<u32>; LANGS],
+    stem_terms: [Vec<u32>; LANGS],
+    /// While indexing: spellings already seen, per language, to skip folding
+    /// them again (emptied by [`Dict::end_indexing`]).
+    spellings: [WordMap<u32>; LANGS],
+}
+
+impl Dict {
+    /// The id of a folded word, added if new.
+    fn intern_folded(&mut self, folded: &str) -> u32 {
+        if let Some(&id) = self.ids.get(folded) {
+            return id;
+        }
+        let id = u32::try_from(self.ids.len()).expect("fewer than 2^32 distinct terms");
+        self.ids.insert(folded.into(), id);
+        self.parts_at.push(NO_PARTS);
+        self.stopword.push(is_stopword(folded));
+        self.stems.push([UNSET; LANGS]);
+        id
+    }
+
+    /// Computes the stem of term `id` (folded `folded`) in `lang`, once.
+    fn stem_once(&mut self, id: u32, folded: &str, lang: usize, stemmer: &Stemmer) {
+        if self.stems[id as usize][lang] != UNSET {
+            return;
+        }
+        let stem_id = match stem_of(stemmer, folded) {
+            None => NO_STEM,
+            Some(stem) => match self.stem_ids.get(stem.as_str()) {
+                Some(&stem_id) => stem_id,
+                None => {
+                    let next = u32::try_from(self.stem_ids.len()).expect("fewer than 2^32 stems");
+                    self.stem_ids.insert(stem.into_boxed_str(), next);
+                    next
+                }
+            },
+        };
+        self.stems[id as usize][lang] = stem_id;
+    }
+
+    /// The id of `word` as written in a page of language `lang`; records its
+    /// identifier parts and its stem on first sight. `scratch` is a buffer.
+    pub(crate) fn intern(
+        &mut self,
+        word: &str,
+        lang: usize,
+        stemmer: &Stemmer,
+        scratch: &mut String,
+    ) -> u32 {
+        if let Some(&id) = self.spellings[lang].get(word) {
+            return id;
+        }
+        let id = self.intern_new_spelling(word, lang, stemmer, scratch);
+        self.spellings[lang].insert(word.into(), id);
+        id
+    }
+
+    /// Forgets the spellings cache that speeds up indexing.
+    pub(crate) fn end_indexing(&mut self) {
+        self.spellings = Default::default();
+    }
+
+    /// Prepares the spellings cache for indexing about `pages` pages.
+    pub(crate) fn start_indexing(&mut self, pages: usize) {
+        let guess = (self.ids.len() / LANGS).max(pages.min(4096) * 16);
+        for map in &mut self.spellings {
+            map.reserve(guess);
+        }
+    }
+
+    fn intern_new_spelling(
+        &mut self,
+        word: &str,
+        lang: usize,
+        stemmer: &Stemmer,
+        scratch: &mut String,
+    ) -> u32 {
+        fold_into(word, scratch);
+        let id = self.intern_folded(scratch);
+        if self.stems[id as usize][lang] == UNSET {
+            let folded = std::mem::take(scratch);
+            self.stem_once(id, &folded, lang, stemmer);
+            *scratch = folded;
+        }
+        if self.parts_at[id as usize] == NO_PARTS && maybe_identifier(word) {
+            let split = identifier_parts(word);
+            if !split.is_empty() {
+                let mut parts = Vec::with_capacity(split.len());
+                for part in split {
+                    fold_into(part, scratch);
+                    let part_id = self.intern_folded(scratch);
+                    let folded = std::mem::take(scratch);
+                    self.stem_once(part_id, &folded, lang, stemmer);
+                    *scratch = folded;
+                    if !parts.contains(&part_id) && part_id != id {
+                        parts.push(part_id);
+                    }
+                }
+                if !parts.is_empty() {
+                    self.parts_at[id as usize] =
+                        u32::try_from(self.part_lists.len()).expect("fewer than 2^32 parts");
+                    self.part_lists
+                        .push(u32::try_from(parts.len()).unwrap_or(u32::MAX));
+                    self.part_lists.extend(parts);
+                }
+            }
+        }
+        id
+    }
+
+    /// The id of a folded word, if known.
+    pub(crate) fn get(&self, folded: &str) -> Option<u32> {
+        self.ids.get(folded).copied()
+    }
+
+    /// The identifier parts of a term.
+    pub(crate) fn parts(&self, id: u32) -> &[u32] {
+        match self.parts_at.get(id as usize) {
+            Some(&at) if at != NO_PARTS => {
+                let at = at as usize;
+                &self.part_lists[at + 1..at + 1 + self.part_lists[at] as usize]
+            }
+            _ => &[],
+        }
+    }
+
+    /// Whether a term is a function word.
+    pub(crate) fn is_stopword(&self, id: u32) -> bool {
+        self.stopword.get(id as usize).copied().unwrap_or(false)
+    }
+
+    /// Rebuilds the stem → terms lists from the terms' stems.
+    pub(crate) fn index_stems(&mut self) {
+        let stems = self.stem_ids.len();
+        for lang in 0..LANGS {
+            let mut offsets = vec![0u32; stems + 1];
+            for s in &self.stems {
+                if let Some(count) = offsets.get_mut(s[lang] as usize + 1) {
+                    *count += 1;
+                }
+            }
+            for i in 1..offsets.len() {
+                offsets[i] += offsets[i - 1];
+            }
+            let mut fill = offsets.clone();
+            let mut terms = vec![0u32; offsets[stems] as usize];
+            for (term, s) in self.stems.iter().enumerate() {
+                if let Some(at) = fill.get_mut(s[lang] as usize) {
+                    terms[*at as usize] = u32::try_from(term).expect("fewer than 2^32 terms");
+                    *at += 1;
+                }
+            }
+            self.stem_offsets[lang] = offsets;
+            self.stem_terms[lang] = terms;
+        }
+    }
+
+    /// The terms of language `lang` whose stem is `stem` (as of the last
+    /// [`Dict::index_stems`]).
+    pub(crate) fn stem_members(&self, stem: &str, lang: usize) -> &[u32] {
+        let Some(&s) = self.stem_ids.get(stem) else {
+            return &[];
+        };
+        let offsets = &self.stem_offsets[lang];
+        match (offsets.get(s as usize), offsets.get(s as usize + 1)) {
+            (Some(&from), Some(&to)) => &self.stem_terms[lang][from as usize..to as usize],
+            _ => &[],
+        }
+    }
+
+    /// Number of distinct terms.
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Estimated heap bytes.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<(Box<str>, u32)>() + 1;
+        let words: usize = self.ids.keys().map(|k| entry + k.len()).sum();
+        let parts = 4 * (self.parts_at.len() + self.part_lists.len());
+        let stems = self.stems.len() * (4 * LANGS + 1);
+        let stem_words: usize = self.stem_ids.keys().map(|k| entry + k.len()).sum();
+        let members: usize = (0..LANGS)
+            .map(|l| 4 * (self.stem_offsets[l].len() + self.stem_terms[l].len()))
+            .sum();
+        words + parts + stems + stem_words + members
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_and_stems_are_recorded_once_per_word() {
+        let mut dict = Dict::default();
+        let [en, es] = stemmers();
+        let mut scratch = String::new();
+        let id = dict.intern("appendLog", ENGLISH, &en, &mut scratch);
+        assert_eq!(dict.intern("APPENDLOG", ENGLISH, &en, &mut scratch), id);
+        let parts: Vec<_> = dict.parts(id).to_vec();
+        assert_eq!(
+            parts,
+            vec![dict.get("append").unwrap(), dict.get("log").unwrap()]
+        );
+        let buttons = dict.intern("buttons", ENGLISH, &en, &mut scratch);
+        let button = dict.intern("Button", ENGLISH, &en, &mut scratch);
+        let revisiones = dict.intern("revisiones", SPANISH, &es, &mut scratch);
+        let revision = dict.intern("revisión", SPANISH, &es, &mut scratch);
+        dict.end_indexing();
+        dict.index_stems();
+        assert_eq!(dict.stem_members("button", ENGLISH), &[buttons, button]);
+        assert_eq!(
+            dict.stem_members("revision", SPANISH),
+            &[revisiones, revision]
+        );
+        assert!(dict.stem_members("revision", ENGLISH).is_empty());
+        assert!(dict.is_stopword(dict.get("the").unwrap_or(u32::MAX)) == dict.get("the").is_some());
+    }
+}
