@@ -1,7 +1,8 @@
-//! Benchmark of describe + lint + Mermaid rendering (and the whole `analyze` payload) on the
-//! example document and on generated 500-step flows with 1, 5 and 20 subflows of 500 steps
-//! each. A hand-rolled loop: prints the median, min and max of several runs per case, and the
-//! time per step, which stays flat when growth is linear.
+//! Benchmark of describe + lint + Mermaid rendering (each public function on its own, so the set
+//! is compiled twice) and of the whole `analyze` payload (validation, one compile, graph, lint,
+//! Mermaid, JSON) on the example document and on a generated 500-step flow with 0, 1, 5 and 20
+//! subflows of 500 steps each. A hand-rolled loop: prints the median and minimum wall time,
+//! the mean CPU time per run (robust on a shared machine) and the time per step.
 //!
 //! Run: `cargo bench -p botmesh-flow-analyzer --bench analyze`.
 
@@ -64,81 +65,105 @@ fn set_with(subflows: usize) -> (Value, Vec<Value>) {
     (document, subs)
 }
 
-fn measure(mut f: impl FnMut(), budget: Duration) -> (Duration, Duration, Duration, usize) {
+/// CPU time this thread has used, from `/proc/thread-self/stat` (user + system, in clock ticks
+/// of 10 ms). On a shared machine a wall-clock sample includes time spent waiting for a core;
+/// CPU time summed over many runs does not.
+fn cpu_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The command name may hold spaces: the fields resume after its closing parenthesis.
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+struct Measured {
+    median: Duration,
+    min: Duration,
+    runs: usize,
+    /// Mean CPU time per run, when `/proc` is there and enough ticks went by.
+    cpu: Option<Duration>,
+}
+
+fn measure(mut f: impl FnMut(), budget: Duration) -> Measured {
     f();
     let mut samples = Vec::new();
+    let cpu_start = cpu_ticks();
     let start = Instant::now();
-    while samples.len() < 11 || (start.elapsed() < budget && samples.len() < 200) {
+    while samples.len() < 11 || (start.elapsed() < budget && samples.len() < 5000) {
         let t = Instant::now();
         f();
         samples.push(t.elapsed());
     }
+    let runs = u32::try_from(samples.len()).unwrap_or(u32::MAX);
+    let cpu = match (cpu_start, cpu_ticks()) {
+        (Some(a), Some(b)) if b >= a + 50 => Some(Duration::from_millis((b - a) * 10) / runs),
+        _ => None,
+    };
     samples.sort();
-    (
-        samples[samples.len() / 2],
-        samples[0],
-        samples[samples.len() - 1],
-        samples.len(),
-    )
+    Measured {
+        median: samples[samples.len() / 2],
+        min: samples[0],
+        runs: samples.len(),
+        cpu,
+    }
 }
 
 #[expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
-fn report(
-    name: &str,
-    steps: usize,
-    (median, min, max, runs): (Duration, Duration, Duration, usize),
-) {
-    let per_step = median.as_nanos() as f64 / steps.max(1) as f64;
+fn report(name: &str, steps: usize, m: &Measured) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let cpu = m
+        .cpu
+        .map_or_else(|| "     n/a".to_owned(), |c| format!("{:>8.3}", ms(c)));
+    let per_step = |d: Duration| d.as_nanos() as f64 / steps.max(1) as f64;
     println!(
-        "{name:<44} steps {steps:>6}  median {:>9.3} ms  min {:>9.3} ms  max {:>9.3} ms  {per_step:>7.1} ns/step  ({runs} runs)",
-        median.as_secs_f64() * 1e3,
-        min.as_secs_f64() * 1e3,
-        max.as_secs_f64() * 1e3,
+        "{name:<40} steps {steps:>6}  median {:>8.3} ms  min {:>8.3} ms  cpu/run {cpu} ms  \
+         {:>6.0} ns/step (min)  {:>5} runs",
+        ms(m.median),
+        ms(m.min),
+        per_step(m.min),
+        m.runs,
     );
 }
 
 fn main() {
-    let budget = Duration::from_secs(2);
+    let budget = Duration::from_secs(3);
     let example: Value = serde_json::from_str(botmesh_flow_schema::EXAMPLE_FLOW_DOCUMENT)
         .expect("the example document is JSON");
     let example_steps = example["steps"].as_array().map_or(0, Vec::len);
-    report(
-        "example: describe+lint+render",
-        example_steps,
-        measure(
-            || {
-                let graph = describe(&[&example]);
-                black_box(lint(&[&example]));
-                black_box(render_mermaid(&graph, Direction::TD));
-            },
-            budget,
-        ),
+    let measured = measure(
+        || {
+            black_box(analyze(&example, &[], Format::Mermaid, Direction::TD));
+        },
+        budget,
     );
+    report("example: analyze", example_steps, &measured);
     for subflows in [0, 1, 5, 20] {
         let (document, subs) = set_with(subflows);
         let refs: Vec<&Value> = std::iter::once(&document).chain(&subs).collect();
         let steps = 500 * (1 + subflows);
-        report(
-            &format!("500 steps + {subflows} subflows: describe+lint+render"),
-            steps,
-            measure(
-                || {
-                    let graph = describe(&refs);
-                    black_box(lint(&refs));
-                    black_box(render_mermaid(&graph, Direction::TD));
-                },
-                budget,
-            ),
+        let measured = measure(
+            || {
+                let graph = describe(&refs);
+                black_box(lint(&refs));
+                black_box(render_mermaid(&graph, Direction::TD));
+            },
+            budget,
         );
         report(
-            &format!("500 steps + {subflows} subflows: analyze (mermaid)"),
+            &format!("500+{subflows}x500: describe+lint+render"),
             steps,
-            measure(
-                || {
-                    black_box(analyze(&document, &subs, Format::Mermaid, Direction::TD));
-                },
-                budget,
-            ),
+            &measured,
+        );
+        let measured = measure(
+            || {
+                black_box(analyze(&document, &subs, Format::Mermaid, Direction::TD));
+            },
+            budget,
+        );
+        report(
+            &format!("500+{subflows}x500: analyze (mermaid)"),
+            steps,
+            &measured,
         );
     }
 }

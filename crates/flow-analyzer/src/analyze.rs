@@ -1,6 +1,6 @@
 //! The `flow_analyze` engine: validate every document, then describe, render and lint.
 
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap;
 use std::str::FromStr;
 
 use serde::Serialize;
@@ -78,7 +78,7 @@ pub struct AnalysisSummary {
 
 /// The typed result of [`analyze_set`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Analysis {
+pub struct Analysis<'a> {
     /// True when every document of the set is valid and the flow ids are unique.
     pub valid: bool,
     /// Validation issues of every document, the document's first, then each subflow's.
@@ -86,12 +86,12 @@ pub struct Analysis {
     /// Lint diagnostics (empty when not valid).
     pub diagnostics: Vec<Diagnostic>,
     /// The compiled graph (only when valid).
-    pub graph: Option<Graph>,
+    pub graph: Option<Graph<'a>>,
     /// Counts.
     pub summary: AnalysisSummary,
 }
 
-impl Analysis {
+impl Analysis<'_> {
     /// True when the set is invalid or some diagnostic has severity `error`.
     pub fn has_errors(&self) -> bool {
         !self.valid
@@ -107,8 +107,8 @@ impl Analysis {
 ///
 /// Two documents of the set with the same `id` make the set invalid: the later one gets an
 /// issue at `/id` naming where the id first appears.
-pub fn analyze_set(document: &Value, subflows: &[Value]) -> Analysis {
-    let documents: Vec<&Value> = std::iter::once(document).chain(subflows).collect();
+pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'a> {
+    let documents: Vec<&'a Value> = std::iter::once(document).chain(subflows).collect();
     let mut issues = Vec::new();
     for (index, doc) in documents.iter().enumerate() {
         let validation = botmesh_flow_schema::validate(doc);
@@ -118,7 +118,7 @@ pub fn analyze_set(document: &Value, subflows: &[Value]) -> Analysis {
             source: source_name(index),
         }));
     }
-    let mut first_with_id: HashMap<&str, usize> = HashMap::new();
+    let mut first_with_id: FxHashMap<&str, usize> = FxHashMap::default();
     for (index, doc) in documents.iter().enumerate() {
         let Some(id) = doc.get("id").and_then(Value::as_str) else {
             continue;

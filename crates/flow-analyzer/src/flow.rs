@@ -3,12 +3,15 @@
 //! Compilation walks the JSON directly. It never panics: a reference that does not resolve
 //! (impossible in a valid document) is skipped rather than followed.
 
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap;
+
+use std::borrow::Cow;
 
 use serde_json::Value;
 
 use crate::graph::EdgeKind;
 use crate::text::{condition_summary, value_summary};
+use crate::vars::Uses;
 
 /// The 14 step kinds of spec §2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,12 +99,12 @@ pub(crate) enum Label<'a> {
     Fixed(&'static str),
 }
 
-impl Label<'_> {
-    pub(crate) fn text(self) -> String {
+impl<'a> Label<'a> {
+    pub(crate) fn text(self) -> Cow<'a, str> {
         match self {
-            Self::Title(title) => title.to_owned(),
-            Self::Condition(condition) => condition_summary(condition),
-            Self::Fixed(text) => text.to_owned(),
+            Self::Title(title) => Cow::Borrowed(title),
+            Self::Condition(condition) => Cow::Owned(condition_summary(condition)),
+            Self::Fixed(text) => Cow::Borrowed(text),
         }
     }
 }
@@ -121,12 +124,135 @@ pub(crate) struct Step<'a> {
     pub(crate) kind: Kind,
     pub(crate) value: &'a Value,
     pub(crate) edges: Vec<LocalEdge<'a>>,
+    fields: [Option<&'a Value>; KEY_COUNT],
 }
 
 impl<'a> Step<'a> {
-    pub(crate) fn str_field(&self, key: &str) -> Option<&'a str> {
-        self.value.get(key).and_then(Value::as_str)
+    /// The value of a key of the step.
+    pub(crate) fn field(&self, key: Key) -> Option<&'a Value> {
+        self.fields[key as usize]
     }
+
+    pub(crate) fn str_field(&self, key: Key) -> Option<&'a str> {
+        self.field(key).and_then(Value::as_str)
+    }
+
+    pub(crate) fn array_field(&self, key: Key) -> &'a [Value] {
+        self.field(key)
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The step keys the analyzer reads. They are gathered in one pass over each step's object,
+/// and every later lookup is an array index instead of a search of the JSON map (on large sets
+/// the analyzer is bound by memory traffic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Key {
+    Id,
+    Kind,
+    Next,
+    Text,
+    Caption,
+    Filename,
+    Media,
+    Buttons,
+    Sections,
+    Name,
+    Address,
+    Latitude,
+    Longitude,
+    Save,
+    Cases,
+    Default,
+    OnFail,
+    Var,
+    Value,
+    Seconds,
+    Typing,
+    Handler,
+    Flow,
+    Queue,
+    Parameters,
+}
+
+/// How many [`Key`]s there are.
+const KEY_COUNT: usize = 25;
+
+impl Key {
+    /// The key's spelling in documents.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Id => "id",
+            Self::Kind => "kind",
+            Self::Next => "next",
+            Self::Text => "text",
+            Self::Caption => "caption",
+            Self::Filename => "filename",
+            Self::Media => "media",
+            Self::Buttons => "buttons",
+            Self::Sections => "sections",
+            Self::Name => "name",
+            Self::Address => "address",
+            Self::Latitude => "latitude",
+            Self::Longitude => "longitude",
+            Self::Save => "save",
+            Self::Cases => "cases",
+            Self::Default => "default",
+            Self::OnFail => "onFail",
+            Self::Var => "var",
+            Self::Value => "value",
+            Self::Seconds => "seconds",
+            Self::Typing => "typing",
+            Self::Handler => "handler",
+            Self::Flow => "flow",
+            Self::Queue => "queue",
+            Self::Parameters => "parameters",
+        }
+    }
+
+    fn parse(key: &str) -> Option<Self> {
+        Some(match key {
+            "id" => Self::Id,
+            "kind" => Self::Kind,
+            "next" => Self::Next,
+            "text" => Self::Text,
+            "caption" => Self::Caption,
+            "filename" => Self::Filename,
+            "media" => Self::Media,
+            "buttons" => Self::Buttons,
+            "sections" => Self::Sections,
+            "name" => Self::Name,
+            "address" => Self::Address,
+            "latitude" => Self::Latitude,
+            "longitude" => Self::Longitude,
+            "save" => Self::Save,
+            "cases" => Self::Cases,
+            "default" => Self::Default,
+            "onFail" => Self::OnFail,
+            "var" => Self::Var,
+            "value" => Self::Value,
+            "seconds" => Self::Seconds,
+            "typing" => Self::Typing,
+            "handler" => Self::Handler,
+            "flow" => Self::Flow,
+            "queue" => Self::Queue,
+            "parameters" => Self::Parameters,
+            _ => return None,
+        })
+    }
+}
+
+fn gather(step: &Value) -> [Option<&Value>; KEY_COUNT] {
+    let mut fields = [None; KEY_COUNT];
+    if let Some(map) = step.as_object() {
+        for (key, value) in map {
+            if let Some(key) = Key::parse(key) {
+                fields[key as usize] = Some(value);
+            }
+        }
+    }
+    fields
 }
 
 /// One compiled flow.
@@ -143,17 +269,20 @@ pub(crate) struct Flow<'a> {
 #[derive(Debug)]
 pub(crate) struct FlowSet<'a> {
     pub(crate) flows: Vec<Flow<'a>>,
-    by_id: HashMap<&'a str, usize>,
+    /// The variable uses of each flow (same order as `flows`).
+    pub(crate) uses: Vec<Uses<'a>>,
+    by_id: FxHashMap<&'a str, usize>,
 }
 
 impl<'a> FlowSet<'a> {
     pub(crate) fn compile(documents: &[&'a Value]) -> Self {
         let flows: Vec<Flow<'a>> = documents.iter().map(|d| compile_flow(d)).collect();
-        let mut by_id = HashMap::new();
+        let uses = flows.iter().map(crate::vars::collect).collect();
+        let mut by_id = FxHashMap::default();
         for (index, flow) in flows.iter().enumerate() {
             by_id.entry(flow.id).or_insert(index);
         }
-        Self { flows, by_id }
+        Self { flows, uses, by_id }
     }
 
     /// The index of the first flow with this id.
@@ -166,7 +295,7 @@ impl<'a> FlowSet<'a> {
         if step.kind != Kind::Subflow {
             return None;
         }
-        step.str_field("flow").and_then(|id| self.find(id))
+        step.str_field(Key::Flow).and_then(|id| self.find(id))
     }
 }
 
@@ -176,13 +305,16 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
         .get("steps")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice);
-    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut index: FxHashMap<&str, usize> =
+        FxHashMap::with_capacity_and_hasher(raw.len(), Default::default());
     let mut steps = Vec::with_capacity(raw.len());
     for (position, value) in raw.iter().enumerate() {
-        let step_id = value.get("id").and_then(Value::as_str).unwrap_or("");
+        let fields = gather(value);
+        let step_id = fields[Key::Id as usize]
+            .and_then(Value::as_str)
+            .unwrap_or("");
         index.entry(step_id).or_insert(position);
-        let kind = value
-            .get("kind")
+        let kind = fields[Key::Kind as usize]
             .and_then(Value::as_str)
             .and_then(Kind::parse)
             .unwrap_or(Kind::Message);
@@ -191,6 +323,7 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
             kind,
             value,
             edges: Vec::new(),
+            fields,
         });
     }
     let count = steps.len();
@@ -205,7 +338,7 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
         } else {
             Target::End
         };
-        let successor = match step.value.get("next") {
+        let successor = match step.field(Key::Next) {
             Some(next) => resolve(Some(next)),
             None => Some(following),
         };
@@ -217,7 +350,7 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
         };
         match step.kind {
             Kind::Buttons => {
-                for button in array(step.value, "buttons") {
+                for button in step.array_field(Key::Buttons) {
                     let to = match button.get("next") {
                         Some(next) => resolve(Some(next)),
                         None => successor,
@@ -226,7 +359,7 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
                 }
             }
             Kind::List => {
-                for section in array(step.value, "sections") {
+                for section in step.array_field(Key::Sections) {
                     for row in array(section, "rows") {
                         let to = match row.get("next") {
                             Some(next) => resolve(Some(next)),
@@ -237,11 +370,11 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
                 }
             }
             Kind::Branch => {
-                for case in array(step.value, "cases") {
+                for case in step.array_field(Key::Cases) {
                     let label = case.get("when").map(Label::Condition);
                     push(resolve(case.get("next")), EdgeKind::Case, label);
                 }
-                let to = match step.value.get("default") {
+                let to = match step.field(Key::Default) {
                     Some(default) => resolve(Some(default)),
                     None => Some(following),
                 };
@@ -249,8 +382,8 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
             }
             Kind::Ask => {
                 push(successor, EdgeKind::Next, None);
-                if step.value.get("onFail").is_some() {
-                    let to = resolve(step.value.get("onFail"));
+                if step.field(Key::OnFail).is_some() {
+                    let to = resolve(step.field(Key::OnFail));
                     push(
                         to,
                         EdgeKind::RetryExhausted,
@@ -288,40 +421,40 @@ fn title(option: &Value) -> Option<Label<'_>> {
 }
 
 /// The node label of a step: its main text, or a short description for steps without one.
-pub(crate) fn step_label(step: &Step<'_>) -> String {
-    let text = |key: &str| step.str_field(key).map(str::to_owned);
+pub(crate) fn step_label<'a>(step: &Step<'a>) -> Cow<'a, str> {
+    let text = |key: Key| step.str_field(key).map(Cow::Borrowed);
     let label = match step.kind {
-        Kind::Message | Kind::Buttons | Kind::List | Kind::Ask => text("text"),
-        Kind::Media => text("caption")
-            .or_else(|| text("filename"))
-            .or_else(|| text("media")),
-        Kind::Template => text("name"),
-        Kind::Location => text("name").or_else(|| text("address")).or_else(|| {
-            let lat = step.value.get("latitude")?;
-            let lon = step.value.get("longitude")?;
-            Some(format!("{lat}, {lon}"))
+        Kind::Message | Kind::Buttons | Kind::List | Kind::Ask => text(Key::Text),
+        Kind::Media => text(Key::Caption)
+            .or_else(|| text(Key::Filename))
+            .or_else(|| text(Key::Media)),
+        Kind::Template => text(Key::Name),
+        Kind::Location => text(Key::Name).or_else(|| text(Key::Address)).or_else(|| {
+            let lat = step.field(Key::Latitude)?;
+            let lon = step.field(Key::Longitude)?;
+            Some(Cow::Owned(format!("{lat}, {lon}")))
         }),
         Kind::Branch => None,
         Kind::Set => {
-            let var = step.str_field("var").unwrap_or("?");
-            let value = step.value.get("value").unwrap_or(&Value::Null);
-            Some(format!("{var} = {}", value_summary(value)))
+            let var = step.str_field(Key::Var).unwrap_or("?");
+            let value = step.field(Key::Value).unwrap_or(&Value::Null);
+            Some(Cow::Owned(format!("{var} = {}", value_summary(value))))
         }
-        Kind::Delay => step.value.get("seconds").map(|s| {
-            let typing = step.value.get("typing").and_then(Value::as_bool) == Some(true);
-            if typing {
+        Kind::Delay => step.field(Key::Seconds).map(|s| {
+            let typing = step.field(Key::Typing).and_then(Value::as_bool) == Some(true);
+            Cow::Owned(if typing {
                 format!("{s} s, typing")
             } else {
                 format!("{s} s")
-            }
+            })
         }),
-        Kind::Action => text("handler").map(|h| match step.str_field("save") {
-            Some(save) => format!("{h} → {save}"),
+        Kind::Action => text(Key::Handler).map(|h| match step.str_field(Key::Save) {
+            Some(save) => Cow::Owned(format!("{h} → {save}")),
             None => h,
         }),
-        Kind::Subflow => text("flow"),
-        Kind::Handoff => text("text").or_else(|| text("queue")),
-        Kind::End => text("text"),
+        Kind::Subflow => text(Key::Flow),
+        Kind::Handoff => text(Key::Text).or_else(|| text(Key::Queue)),
+        Kind::End => text(Key::Text),
     };
     label.unwrap_or_default()
 }

@@ -1,12 +1,12 @@
 //! The graph of spec §7 and [`describe`].
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::flow::{FlowSet, Target, step_label};
-use crate::vars;
+use crate::flow::{FlowSet, Key, Target, step_label};
 
 /// The id of the synthetic terminal that a path reaches when it falls off the end of `steps`
 /// (also its `kind`).
@@ -14,44 +14,46 @@ pub const IMPLICIT_END: &str = "(end)";
 
 /// The compiled form of a set of flows (spec §7), serialized exactly as the `graph` of
 /// `flow_analyze`.
+///
+/// It borrows its ids and texts from the documents it describes (no copy of the set is made).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Graph {
+pub struct Graph<'a> {
     /// One entry per flow: the entry document first, then the subflows in the order given.
-    pub flows: Vec<FlowGraph>,
+    pub flows: Vec<FlowGraph<'a>>,
 }
 
 /// One flow of a [`Graph`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FlowGraph {
+pub struct FlowGraph<'a> {
     /// The flow id.
-    pub id: String,
+    pub id: &'a str,
     /// The id of the entry step (`steps[0]`).
-    pub entry: String,
+    pub entry: &'a str,
     /// One node per step in document order, then [`IMPLICIT_END`] when some path falls off
     /// the end.
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<Node<'a>>,
     /// Edges ordered by their source step, then by button, row or case order.
-    pub edges: Vec<Edge>,
+    pub edges: Vec<Edge<'a>>,
     /// Node ids that end the flow (`end`, `handoff`, then [`IMPLICIT_END`]), in node order.
-    pub terminals: Vec<String>,
+    pub terminals: Vec<&'a str>,
     /// Variables read in this flow (conditions and `{{placeholders}}`), sorted, unique.
-    pub reads: Vec<String>,
+    pub reads: Vec<&'a str>,
     /// Variables written in this flow (`save`, `set.var`), sorted, unique.
-    pub writes: Vec<String>,
+    pub writes: Vec<&'a str>,
     /// Flow ids called by `subflow` steps, in document order, unique.
-    pub calls: Vec<String>,
+    pub calls: Vec<&'a str>,
 }
 
 /// One node: a step, or the synthetic [`IMPLICIT_END`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Node {
+pub struct Node<'a> {
     /// The step id, or [`IMPLICIT_END`].
-    pub id: String,
+    pub id: &'a str,
     /// The step kind, or [`IMPLICIT_END`].
-    pub kind: String,
+    pub kind: &'static str,
     /// The step's main text unshortened (`text`, `caption`, template `name`, `var = value`,
     /// `seconds`, handler, called flow…), empty when the step has none.
-    pub label: String,
+    pub label: Cow<'a, str>,
     /// True for steps that wait for the user (`buttons`, `list`, `ask`).
     pub waits: bool,
 }
@@ -59,20 +61,20 @@ pub struct Node {
 /// One edge. `to` names a node of the same flow, except for `call` edges, whose `to` is the
 /// entry step of the flow named by `toFlow`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Edge {
+pub struct Edge<'a> {
     /// The source node id.
-    pub from: String,
+    pub from: &'a str,
     /// The target node id.
-    pub to: String,
+    pub to: &'a str,
     /// For `call` edges: the called flow.
     #[serde(rename = "toFlow", skip_serializing_if = "Option::is_none")]
-    pub to_flow: Option<String>,
+    pub to_flow: Option<&'a str>,
     /// What makes control take this edge.
     pub kind: EdgeKind,
     /// The button or row title, the case's condition summary, `default` or `retries
     /// exhausted`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
+    pub label: Option<Cow<'a, str>>,
 }
 
 /// The kinds of edge of spec §7.
@@ -119,58 +121,58 @@ impl EdgeKind {
 /// Every flow of the set is described, in the order given. A `subflow` step whose flow is in
 /// the set gets a `call` edge to that flow's entry (the first flow with that id when ids
 /// repeat); every `subflow` step gets a `return` edge to its successor.
-pub fn describe(flows: &[&Value]) -> Graph {
+pub fn describe<'a>(flows: &[&'a Value]) -> Graph<'a> {
     describe_set(&FlowSet::compile(flows))
 }
 
-pub(crate) fn describe_set(set: &FlowSet<'_>) -> Graph {
+pub(crate) fn describe_set<'a>(set: &FlowSet<'a>) -> Graph<'a> {
     let mut out = Vec::with_capacity(set.flows.len());
-    for flow in &set.flows {
+    for (flow, uses) in set.flows.iter().zip(&set.uses) {
         let id_of = |target: Target| match target {
-            Target::Step(i) => flow.steps[i].id.to_owned(),
-            Target::End => IMPLICIT_END.to_owned(),
+            Target::Step(i) => flow.steps[i].id,
+            Target::End => IMPLICIT_END,
         };
-        let mut nodes: Vec<Node> = flow
+        let mut nodes: Vec<Node<'_>> = flow
             .steps
             .iter()
             .map(|step| Node {
-                id: step.id.to_owned(),
-                kind: step.kind.as_str().to_owned(),
+                id: step.id,
+                kind: step.kind.as_str(),
                 label: step_label(step),
                 waits: step.kind.waits(),
             })
             .collect();
-        let mut terminals: Vec<String> = flow
+        let mut terminals: Vec<&str> = flow
             .steps
             .iter()
             .filter(|s| matches!(s.kind, crate::flow::Kind::End | crate::flow::Kind::Handoff))
-            .map(|s| s.id.to_owned())
+            .map(|s| s.id)
             .collect();
         if flow.falls_off {
             nodes.push(Node {
-                id: IMPLICIT_END.to_owned(),
-                kind: IMPLICIT_END.to_owned(),
-                label: String::new(),
+                id: IMPLICIT_END,
+                kind: IMPLICIT_END,
+                label: Cow::Borrowed(""),
                 waits: false,
             });
-            terminals.push(IMPLICIT_END.to_owned());
+            terminals.push(IMPLICIT_END);
         }
         let mut edges = Vec::new();
-        let mut calls: Vec<String> = Vec::new();
+        let mut calls: Vec<&str> = Vec::new();
         for step in &flow.steps {
             if step.kind == crate::flow::Kind::Subflow {
-                if let Some(called) = step.str_field("flow")
-                    && !calls.iter().any(|c| c == called)
+                if let Some(called) = step.str_field(Key::Flow)
+                    && !calls.contains(&called)
                 {
-                    calls.push(called.to_owned());
+                    calls.push(called);
                 }
                 if let Some(callee) = set.callee(step)
                     && let Some(entry) = set.flows[callee].steps.first()
                 {
                     edges.push(Edge {
-                        from: step.id.to_owned(),
-                        to: entry.id.to_owned(),
-                        to_flow: Some(set.flows[callee].id.to_owned()),
+                        from: step.id,
+                        to: entry.id,
+                        to_flow: Some(set.flows[callee].id),
                         kind: EdgeKind::Call,
                         label: None,
                     });
@@ -178,7 +180,7 @@ pub(crate) fn describe_set(set: &FlowSet<'_>) -> Graph {
             }
             for edge in &step.edges {
                 edges.push(Edge {
-                    from: step.id.to_owned(),
+                    from: step.id,
                     to: id_of(edge.to),
                     to_flow: None,
                     kind: edge.kind,
@@ -186,21 +188,16 @@ pub(crate) fn describe_set(set: &FlowSet<'_>) -> Graph {
                 });
             }
         }
-        let uses = vars::collect(flow);
         let reads: BTreeSet<&str> = uses.reads.iter().map(|u| u.name).collect();
         let writes: BTreeSet<&str> = uses.writes.iter().map(|u| u.name).collect();
         out.push(FlowGraph {
-            id: flow.id.to_owned(),
-            entry: flow
-                .steps
-                .first()
-                .map(|s| s.id.to_owned())
-                .unwrap_or_default(),
+            id: flow.id,
+            entry: flow.steps.first().map_or("", |s| s.id),
             nodes,
             edges,
             terminals,
-            reads: reads.into_iter().map(str::to_owned).collect(),
-            writes: writes.into_iter().map(str::to_owned).collect(),
+            reads: reads.into_iter().collect(),
+            writes: writes.into_iter().collect(),
             calls,
         });
     }

@@ -61,6 +61,7 @@
 mod analyze;
 mod error;
 mod flow;
+mod fxhash;
 mod graph;
 mod lint;
 mod mermaid;

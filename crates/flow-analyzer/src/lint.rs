@@ -1,15 +1,16 @@
 //! Lint (spec §8): twelve stable codes over a set of valid flows.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, HashMap};
+
+use crate::fxhash::{FxHashMap, FxHashSet};
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::flow::{Flow, FlowSet, Kind, Target};
+use crate::flow::{Flow, FlowSet, Key, Kind, Target};
 use crate::scc;
 use crate::text::{BUILT_IN_VARIABLES, Placeholder, pointer_token, same_value};
-use crate::vars::{self, Uses};
+use crate::vars::Uses;
 
 /// More sending steps than this in a row without waiting is a `message-burst`.
 pub const BURST_LIMIT: usize = 5;
@@ -185,7 +186,7 @@ pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
         set,
         out: Vec::new(),
     };
-    let uses: Vec<Uses<'_>> = set.flows.iter().map(vars::collect).collect();
+    let uses = &set.uses;
     let call_order = subflow_cycles(&mut sink);
     let mut finishes = vec![false; set.flows.len()];
     for component in &call_order {
@@ -211,12 +212,12 @@ pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
                 index,
                 Some(bad.step),
                 Code::MalformedPlaceholder,
-                bad.path.clone(),
+                bad.site.pointer(flow, bad.step),
                 message,
             );
         }
     }
-    variables(&mut sink, &uses);
+    variables(&mut sink, uses);
     keywords(&mut sink);
     let mut out = sink.out;
     out.sort_by(|(fa, a), (fb, b)| {
@@ -298,7 +299,7 @@ fn subflow_cycles(sink: &mut Sink<'_, '_>) -> Vec<Vec<usize>> {
             if step.kind != Kind::Subflow || set.callee(step).is_some() {
                 continue;
             }
-            let called = step.str_field("flow").unwrap_or("");
+            let called = step.str_field(Key::Flow).unwrap_or("");
             sink.push(
                 f,
                 Some(i),
@@ -361,7 +362,7 @@ fn sends(flow: &Flow<'_>, step: usize) -> bool {
     let s = &flow.steps[step];
     match s.kind {
         Kind::Message | Kind::Media | Kind::Template | Kind::Location => true,
-        Kind::End | Kind::Handoff => s.value.get("text").is_some(),
+        Kind::End | Kind::Handoff => s.field(Key::Text).is_some(),
         _ => false,
     }
 }
@@ -524,7 +525,7 @@ fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
         };
         match step.kind {
             Kind::Buttons => {
-                let buttons = step.value.get("buttons").and_then(Value::as_array);
+                let buttons = step.field(Key::Buttons).and_then(Value::as_array);
                 for (j, button) in buttons.into_iter().flatten().enumerate() {
                     check_title(
                         sink,
@@ -535,7 +536,7 @@ fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
                 }
             }
             Kind::List => {
-                let sections = step.value.get("sections").and_then(Value::as_array);
+                let sections = step.field(Key::Sections).and_then(Value::as_array);
                 for (s, section) in sections.into_iter().flatten().enumerate() {
                     let rows = section.get("rows").and_then(Value::as_array);
                     for (r, row) in rows.into_iter().flatten().enumerate() {
@@ -545,11 +546,7 @@ fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
                 }
             }
             Kind::Branch => {
-                let cases: &[Value] = step
-                    .value
-                    .get("cases")
-                    .and_then(Value::as_array)
-                    .map_or(&[], Vec::as_slice);
+                let cases = step.array_field(Key::Cases);
                 for (j, case) in cases.iter().enumerate() {
                     let Some(when) = case.get("when") else {
                         continue;
@@ -578,29 +575,29 @@ fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
 /// `undefined-variable` and `unused-variable`, over the whole set.
 fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
     let set = sink.set;
-    let mut defined: BTreeSet<&str> = BUILT_IN_VARIABLES.into_iter().collect();
+    let mut defined: FxHashSet<&str> = BUILT_IN_VARIABLES.into_iter().collect();
     for flow in &set.flows {
         if let Some(declared) = flow.document.get("variables").and_then(Value::as_object) {
             defined.extend(declared.keys().map(String::as_str));
         }
     }
-    let mut read: BTreeSet<&str> = BTreeSet::new();
+    let mut read: FxHashSet<&str> = FxHashSet::default();
     for flow_uses in uses {
         defined.extend(flow_uses.writes.iter().map(|u| u.name));
         read.extend(flow_uses.reads.iter().map(|u| u.name));
     }
-    let mut reported_unused: BTreeSet<&str> = BTreeSet::new();
+    let mut reported_unused: FxHashSet<&str> = FxHashSet::default();
     for (index, flow_uses) in uses.iter().enumerate() {
-        let mut seen: BTreeSet<(&str, &str)> = BTreeSet::new();
+        let flow = &set.flows[index];
         for u in &flow_uses.reads {
-            if defined.contains(u.name) || !seen.insert((u.name, u.path.as_str())) {
+            if defined.contains(u.name) {
                 continue;
             }
             sink.push(
                 index,
                 Some(u.step),
                 Code::UndefinedVariable,
-                u.path.clone(),
+                u.site.pointer(flow, u.step),
                 format!(
                     "variable \"{}\" is read but never written, declared or built in; declare it under variables, write it before this step, or fix the name",
                     u.name
@@ -615,7 +612,7 @@ fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
                 index,
                 Some(u.step),
                 Code::UnusedVariable,
-                u.path.clone(),
+                u.site.pointer(flow, u.step),
                 format!(
                     "variable \"{}\" is written but never read in any flow of the set; remove the write or use the value",
                     u.name
@@ -629,7 +626,7 @@ fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
 /// flows of the set.
 fn keywords(sink: &mut Sink<'_, '_>) {
     let set = sink.set;
-    let mut first: HashMap<String, usize> = HashMap::new();
+    let mut first: FxHashMap<String, usize> = FxHashMap::default();
     for (index, flow) in set.flows.iter().enumerate() {
         let list = flow
             .document

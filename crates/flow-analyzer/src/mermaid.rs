@@ -4,13 +4,11 @@
 //! …), quoted labels only, entity codes for the characters a quoted label cannot hold, no empty
 //! labels, spaces around every arrow.
 
-use std::collections::HashMap;
-use std::fmt::Write as _;
+use crate::fxhash::FxHashMap;
 use std::str::FromStr;
 
 use crate::error::Error;
 use crate::graph::{EdgeKind, Graph, IMPLICIT_END};
-use crate::text::shorten;
 
 /// The longest step id shown in a node, in chars (longer ones end with `…`).
 pub const MAX_ID_CHARS: usize = 40;
@@ -68,7 +66,28 @@ impl FromStr for Direction {
 /// emoji…) parses as is inside quotes.
 pub fn escape_label(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
-    let mut chars = text.chars().peekable();
+    push_label(&mut out, text, usize::MAX);
+    out
+}
+
+/// Appends `text`, shortened to `max` chars (ending with `…` when cut), escaped as
+/// [`escape_label`] does.
+pub(crate) fn push_label(out: &mut String, text: &str, max: usize) {
+    let cut = if max == usize::MAX {
+        None
+    } else {
+        // The byte offset of the char that would be the `max`-th: keep `max - 1` chars then `…`.
+        let mut indices = text.char_indices().map(|(i, _)| i);
+        match indices.nth(max) {
+            None => None,
+            Some(_) => text
+                .char_indices()
+                .nth(max.saturating_sub(1))
+                .map(|(i, _)| i),
+        }
+    };
+    let kept = cut.map_or(text, |end| &text[..end]);
+    let mut chars = kept.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
             '#' => out.push_str("#35;"),
@@ -90,29 +109,39 @@ pub fn escape_label(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    if cut.is_some() {
+        out.push('…');
+    }
 }
 
 /// Renders a graph as Mermaid `flowchart` text (one `subgraph` per flow when there are
 /// several), ending with a newline.
-pub fn render_mermaid(graph: &Graph, direction: Direction) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "flowchart {}", direction.as_str());
+pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
+    let mut out = String::with_capacity(
+        64 * graph
+            .flows
+            .iter()
+            .map(|f| f.nodes.len() + f.edges.len())
+            .sum::<usize>()
+            + 32,
+    );
+    out.push_str("flowchart ");
+    out.push_str(direction.as_str());
+    out.push('\n');
     let several = graph.flows.len() > 1;
-    let mut first_flow_with_id: HashMap<&str, usize> = HashMap::new();
+    let mut first_flow_with_id: FxHashMap<&str, usize> = FxHashMap::default();
     for (index, flow) in graph.flows.iter().enumerate() {
-        first_flow_with_id.entry(flow.id.as_str()).or_insert(index);
+        first_flow_with_id.entry(flow.id).or_insert(index);
     }
-    // Generated ids: one counter over every node of every flow.
-    let mut ids: Vec<HashMap<&str, String>> = Vec::with_capacity(graph.flows.len());
+    // Generated ids: `n` and one counter over every node of every flow.
+    let mut ids: Vec<FxHashMap<&str, usize>> = Vec::with_capacity(graph.flows.len());
     let mut counter = 0usize;
     for flow in &graph.flows {
-        let mut map = HashMap::with_capacity(flow.nodes.len());
+        let mut map = FxHashMap::with_capacity_and_hasher(flow.nodes.len(), Default::default());
         for node in &flow.nodes {
-            map.entry(node.id.as_str()).or_insert_with(|| {
-                let id = format!("n{counter}");
+            map.entry(node.id).or_insert_with(|| {
                 counter += 1;
-                id
+                counter - 1
             });
         }
         ids.push(map);
@@ -121,81 +150,116 @@ pub fn render_mermaid(graph: &Graph, direction: Direction) -> String {
     for (index, flow) in graph.flows.iter().enumerate() {
         let indent = if several { "    " } else { "  " };
         if several {
-            let _ = writeln!(out, "  subgraph s{index}[\"{}\"]", escape_label(&flow.id));
+            out.push_str("  subgraph s");
+            push_number(&mut out, index);
+            out.push_str("[\"");
+            push_label(&mut out, flow.id, usize::MAX);
+            out.push_str("\"]\n");
         }
         for node in &flow.nodes {
-            let Some(id) = ids[index].get(node.id.as_str()) else {
+            let Some(id) = ids[index].get(node.id) else {
                 continue;
             };
-            let _ = writeln!(
-                out,
-                "{indent}{id}{}",
-                node_shape(&node.kind, &node_text(node))
-            );
+            let (open, close) = match node.kind {
+                "branch" => ("{\"", "\"}"),
+                "end" | "handoff" | IMPLICIT_END => ("([\"", "\"])"),
+                "subflow" => ("[[\"", "\"]]"),
+                "ask" => ("[/\"", "\"/]"),
+                _ => ("[\"", "\"]"),
+            };
+            push_node_id(&mut out, indent, *id);
+            out.push_str(open);
+            push_node_text(&mut out, node);
+            out.push_str(close);
+            out.push('\n');
         }
         for edge in &flow.edges {
-            let Some(from) = ids[index].get(edge.from.as_str()) else {
+            let Some(from) = ids[index].get(edge.from) else {
                 continue;
             };
             if edge.kind == EdgeKind::Call {
                 let target = edge
                     .to_flow
-                    .as_deref()
                     .and_then(|f| first_flow_with_id.get(f))
-                    .and_then(|&f| ids[f].get(edge.to.as_str()));
+                    .and_then(|&f| ids[f].get(edge.to));
                 if let Some(to) = target {
-                    calls.push(format!("  {from} -.-> {to}"));
+                    calls.push((*from, *to));
                 }
                 continue;
             }
-            let Some(to) = ids[index].get(edge.to.as_str()) else {
+            let Some(to) = ids[index].get(edge.to) else {
                 continue;
             };
-            let label = edge
+            match edge
                 .label
                 .as_deref()
-                .map(|l| escape_label(&shorten(l.trim(), MAX_EDGE_LABEL_CHARS)))
-                .filter(|l| !l.is_empty());
-            match label {
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+            {
                 Some(label) => {
-                    let _ = writeln!(out, "{indent}{from} -->|\"{label}\"| {to}");
+                    push_node_id(&mut out, indent, *from);
+                    out.push_str(" -->|\"");
+                    push_label(&mut out, label, MAX_EDGE_LABEL_CHARS);
+                    out.push_str("\"| n");
+                    push_number(&mut out, *to);
+                    out.push('\n');
                 }
                 None => {
-                    let _ = writeln!(out, "{indent}{from} --> {to}");
+                    push_node_id(&mut out, indent, *from);
+                    out.push_str(" --> n");
+                    push_number(&mut out, *to);
+                    out.push('\n');
                 }
             }
         }
         if several {
-            let _ = writeln!(out, "  end");
+            out.push_str("  end\n");
         }
     }
-    for call in calls {
-        out.push_str(&call);
+    for (from, to) in calls {
+        push_node_id(&mut out, "  ", from);
+        out.push_str(" -.-> n");
+        push_number(&mut out, to);
         out.push('\n');
     }
     out
 }
 
-fn node_text(node: &crate::graph::Node) -> String {
-    if node.id == IMPLICIT_END {
-        return escape_label(IMPLICIT_END);
+/// Appends `indent`, `n` and the number: a generated node id.
+fn push_node_id(out: &mut String, indent: &str, id: usize) {
+    out.push_str(indent);
+    out.push('n');
+    push_number(out, id);
+}
+
+/// Appends a number in decimal without going through `fmt` (the renderer's hot path).
+fn push_number(out: &mut String, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
     }
-    let id = escape_label(&shorten(&node.id, MAX_ID_CHARS));
-    let text = node.label.trim();
-    if text.is_empty() {
-        format!("{id}<br>{}", node.kind)
-    } else {
-        let text = escape_label(&shorten(text, MAX_TEXT_CHARS));
-        format!("{id}<br>{}: {text}", node.kind)
+    for &d in &digits[at..] {
+        out.push(char::from(d));
     }
 }
 
-fn node_shape(kind: &str, text: &str) -> String {
-    match kind {
-        "branch" => format!("{{\"{text}\"}}"),
-        "end" | "handoff" | IMPLICIT_END => format!("([\"{text}\"])"),
-        "subflow" => format!("[[\"{text}\"]]"),
-        "ask" => format!("[/\"{text}\"/]"),
-        _ => format!("[\"{text}\"]"),
+fn push_node_text(out: &mut String, node: &crate::graph::Node<'_>) {
+    if node.id == IMPLICIT_END {
+        push_label(out, IMPLICIT_END, usize::MAX);
+        return;
+    }
+    push_label(out, node.id, MAX_ID_CHARS);
+    out.push_str("<br>");
+    out.push_str(node.kind);
+    let text = node.label.trim();
+    if !text.is_empty() {
+        out.push_str(": ");
+        push_label(out, text, MAX_TEXT_CHARS);
     }
 }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use serde_json::{Value, json};
 
-use crate::analyze::{Analysis, analyze_set};
+use crate::analyze::{AnalysisSummary, analyze_set};
 use crate::error::Error;
 use crate::lint::Severity;
 
@@ -81,8 +81,10 @@ pub struct Finding {
 pub struct FileReport {
     /// The checked file, as named by the caller.
     pub file: String,
-    /// The analysis of the file with its subflows.
-    pub analysis: Analysis,
+    /// True when the file and its subflows are valid.
+    pub valid: bool,
+    /// The analysis summary of the file with its subflows.
+    pub summary: AnalysisSummary,
     /// Every issue and diagnostic, with the file it is in; a document that needs migration
     /// gives one [`MIGRATION_CODE`] error naming `flow_migrate` instead of its issues.
     pub findings: Vec<Finding>,
@@ -92,7 +94,7 @@ impl FileReport {
     /// True when the file or a subflow is invalid or needs migration, or a diagnostic has
     /// severity `error`.
     pub fn has_errors(&self) -> bool {
-        self.analysis.has_errors() || self.findings.iter().any(|f| f.severity == Severity::Error)
+        !self.valid || self.findings.iter().any(|f| f.severity == Severity::Error)
     }
 }
 
@@ -153,7 +155,8 @@ pub fn check_document(file: &str, document: &Value, subflows: &[(&str, &Value)])
     }
     FileReport {
         file: file.to_owned(),
-        analysis,
+        valid: analysis.valid,
+        summary: analysis.summary,
         findings,
     }
 }
@@ -224,10 +227,10 @@ pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
                         .collect();
                     json!({
                         "file": r.file,
-                        "valid": r.analysis.valid,
+                        "valid": r.valid,
                         "ok": !r.has_errors(),
                         "findings": findings,
-                        "summary": r.analysis.summary,
+                        "summary": r.summary,
                     })
                 })
                 .collect();

@@ -333,6 +333,20 @@ fn escaping_uses_mermaid_entity_codes() {
 }
 
 #[test]
+fn long_labels_end_with_an_ellipsis_at_a_char_boundary() {
+    let shorten = |text: &str, max: usize| {
+        let mut out = String::new();
+        crate::mermaid::push_label(&mut out, text, max);
+        out
+    };
+    assert_eq!(shorten("héllo wörld", 6), "héllo…");
+    assert_eq!(shorten("😀😀😀", 2), "😀…");
+    assert_eq!(shorten("short", 5), "short");
+    assert_eq!(shorten("a#b", 2), "a…");
+    assert_eq!(shorten("ab#c", 3), "ab…");
+}
+
+#[test]
 fn directions_and_formats_parse_their_spellings_only() {
     for direction in Direction::ALL {
         assert_eq!(direction.as_str().parse::<Direction>(), Ok(direction));
@@ -428,12 +442,12 @@ fn implicit_end_node_and_terminals() {
     let graph = describe(&[&fixture.flows[0]]);
     let flow = &graph.flows[0];
     assert_eq!(flow.terminals, vec![IMPLICIT_END.to_owned()]);
-    assert_eq!(flow.nodes.last().map(|n| n.id.as_str()), Some(IMPLICIT_END));
+    assert_eq!(flow.nodes.last().map(|n| n.id), Some(IMPLICIT_END));
     let into_end: Vec<&str> = flow
         .edges
         .iter()
         .filter(|e| e.to == IMPLICIT_END)
-        .map(|e| e.from.as_str())
+        .map(|e| e.from)
         .collect();
     assert_eq!(into_end, vec!["more"]);
 }
@@ -515,10 +529,8 @@ fn check_reports_migration_as_an_error_naming_flow_migrate() {
 fn github_annotations_escape_their_fields() {
     let report = FileReport {
         file: "dir,with:odd%name.json".to_owned(),
-        analysis: analyze_set(
-            &json!({"version": 2, "id": "x", "steps": [{"id": "a", "kind": "end"}]}),
-            &[],
-        ),
+        valid: true,
+        summary: AnalysisSummary::default(),
         findings: vec![Finding {
             file: "dir,with:odd%name.json".to_owned(),
             severity: Severity::Warning,
@@ -613,7 +625,7 @@ mod properties {
     }
 
     /// Brute force: is step `start` on a cycle of steps that do not wait?
-    fn on_quiet_cycle(graph: &FlowGraph, start: &str) -> bool {
+    fn on_quiet_cycle(graph: &FlowGraph<'_>, start: &str) -> bool {
         let quiet = |id: &str| {
             graph
                 .nodes
@@ -623,16 +635,16 @@ mod properties {
         if !quiet(start) {
             return false;
         }
-        let mut seen = vec![start.to_owned()];
-        let mut stack = vec![start.to_owned()];
+        let mut seen = vec![start];
+        let mut stack = vec![start];
         while let Some(node) = stack.pop() {
             for edge in graph.edges.iter().filter(|e| e.from == node) {
                 if edge.to == start {
                     return true;
                 }
-                if quiet(&edge.to) && !seen.contains(&edge.to) {
-                    seen.push(edge.to.clone());
-                    stack.push(edge.to.clone());
+                if quiet(edge.to) && !seen.contains(&edge.to) {
+                    seen.push(edge.to);
+                    stack.push(edge.to);
                 }
             }
         }
@@ -692,7 +704,7 @@ mod properties {
             let diagnostics = lint(&[&document]);
             let loops: Vec<&Diagnostic> =
                 diagnostics.iter().filter(|d| d.code == Code::InfiniteLoop).collect();
-            let any_cycle = flow.nodes.iter().any(|n| on_quiet_cycle(flow, &n.id));
+            let any_cycle = flow.nodes.iter().any(|n| on_quiet_cycle(flow, n.id));
             prop_assert_eq!(!loops.is_empty(), any_cycle);
             for d in loops {
                 prop_assert!(on_quiet_cycle(flow, d.step.as_deref().unwrap()));

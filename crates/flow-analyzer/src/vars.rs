@@ -1,27 +1,94 @@
 //! Where each flow reads and writes variables, and its malformed placeholders.
+//!
+//! Locations are kept as a [`Site`] and turned into a JSON Pointer only when a diagnostic
+//! needs one: most uses never get reported, and building every pointer up front dominated the
+//! cost of linting.
 
 use serde_json::Value;
 
-use crate::flow::{Flow, Kind};
-use crate::text::{Placeholder, placeholders, pointer_token};
+use crate::flow::{Flow, Key, Kind};
+use crate::text::{Placeholder, find_pair, placeholders};
+
+/// Where in a step a variable is used.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Site<'a> {
+    /// A top-level field of the step (`text`, `caption`, `value`, `save`, `var`).
+    Field(&'static str),
+    /// `parameters/N` of a template.
+    Parameter(usize),
+    /// The `var` of a leaf condition inside `cases/N/when`.
+    Condition { case: usize, leaf: &'a Value },
+}
+
+impl Site<'_> {
+    /// The RFC 6901 pointer of this site in step `step` of `flow`.
+    pub(crate) fn pointer(self, flow: &Flow<'_>, step: usize) -> String {
+        match self {
+            Self::Field(key) => format!("/steps/{step}/{key}"),
+            Self::Parameter(i) => format!("/steps/{step}/parameters/{i}"),
+            Self::Condition { case, leaf } => {
+                let mut path = format!("/steps/{step}/cases/{case}/when");
+                let root = flow
+                    .steps
+                    .get(step)
+                    .and_then(|s| s.value.get("cases"))
+                    .and_then(|c| c.get(case))
+                    .and_then(|c| c.get("when"));
+                if let Some(root) = root {
+                    find_leaf(root, leaf, &mut path);
+                }
+                path.push_str("/var");
+                path
+            }
+        }
+    }
+}
+
+/// Appends to `path` the pointer from `node` down to `leaf` (found by identity).
+fn find_leaf(node: &Value, leaf: &Value, path: &mut String) -> bool {
+    if std::ptr::eq(node, leaf) {
+        return true;
+    }
+    let base = path.len();
+    for key in ["all", "any"] {
+        if let Some(items) = node.get(key).and_then(Value::as_array) {
+            for (i, item) in items.iter().enumerate() {
+                path.push_str(&format!("/{key}/{i}"));
+                if find_leaf(item, leaf, path) {
+                    return true;
+                }
+                path.truncate(base);
+            }
+        }
+    }
+    if let Some(inner) = node.get("not") {
+        path.push_str("/not");
+        if find_leaf(inner, leaf, path) {
+            return true;
+        }
+        path.truncate(base);
+    }
+    false
+}
 
 /// One read or write of a variable.
 #[derive(Debug, Clone)]
 pub(crate) struct Use<'a> {
     pub(crate) name: &'a str,
     pub(crate) step: usize,
-    pub(crate) path: String,
+    pub(crate) site: Site<'a>,
 }
 
 /// One malformed placeholder.
 #[derive(Debug, Clone)]
 pub(crate) struct BadPlaceholder<'a> {
     pub(crate) step: usize,
-    pub(crate) path: String,
+    pub(crate) site: Site<'a>,
     pub(crate) problem: Placeholder<'a>,
 }
 
-/// Every variable use of one flow, in document order.
+/// Every variable use of one flow, in document order. A name read twice in the same text is
+/// recorded once.
 #[derive(Debug, Default)]
 pub(crate) struct Uses<'a> {
     pub(crate) reads: Vec<Use<'a>>,
@@ -34,76 +101,60 @@ pub(crate) struct Uses<'a> {
 pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
     let mut uses = Uses::default();
     for (index, step) in flow.steps.iter().enumerate() {
-        let base = || format!("/steps/{index}");
-        // Paths are built only when a text holds a placeholder.
-        let mut scan = |text: &'a Value, path: &dyn Fn() -> String| {
-            let Some(text) = text.as_str() else { return };
-            if !text.contains("{{") {
+        let mut scan = |text: Option<&'a Value>, site: Site<'a>| {
+            let Some(text) = text.and_then(Value::as_str) else {
+                return;
+            };
+            if find_pair(text, 0, *b"{{").is_none() {
                 return;
             }
-            let path = path();
+            let first = uses.reads.len();
             for found in placeholders(text) {
                 match found {
-                    Placeholder::Name(name) => uses.reads.push(Use {
-                        name,
-                        step: index,
-                        path: path.clone(),
-                    }),
+                    Placeholder::Name(name) => {
+                        if !uses.reads[first..].iter().any(|u| u.name == name) {
+                            uses.reads.push(Use {
+                                name,
+                                step: index,
+                                site,
+                            });
+                        }
+                    }
                     problem => uses.malformed.push(BadPlaceholder {
                         step: index,
-                        path: path.clone(),
+                        site,
                         problem,
                     }),
                 }
             }
         };
-        let field = |key: &'static str| {
-            step.value
-                .get(key)
-                .map(|v| (v, move || format!("/steps/{index}/{key}")))
-        };
         match step.kind {
             Kind::Message | Kind::Buttons | Kind::List | Kind::Ask | Kind::Handoff | Kind::End => {
-                if let Some((value, path)) = field("text") {
-                    scan(value, &path);
-                }
+                scan(step.field(Key::Text), Site::Field("text"));
             }
-            Kind::Media => {
-                if let Some((value, path)) = field("caption") {
-                    scan(value, &path);
-                }
-            }
+            Kind::Media => scan(step.field(Key::Caption), Site::Field("caption")),
+            Kind::Set => scan(step.field(Key::Value), Site::Field("value")),
             Kind::Template => {
-                if let Some(parameters) = step.value.get("parameters").and_then(Value::as_array) {
+                if let Some(parameters) = step.field(Key::Parameters).and_then(Value::as_array) {
                     for (i, parameter) in parameters.iter().enumerate() {
-                        scan(parameter, &|| format!("/steps/{index}/parameters/{i}"));
+                        scan(Some(parameter), Site::Parameter(i));
                     }
-                }
-            }
-            Kind::Set => {
-                if let Some((value, path)) = field("value") {
-                    scan(value, &path);
                 }
             }
             _ => {}
         }
         if step.kind == Kind::Branch
-            && let Some(cases) = step.value.get("cases").and_then(Value::as_array)
+            && let Some(cases) = step.field(Key::Cases).and_then(Value::as_array)
         {
-            for (i, case) in cases.iter().enumerate() {
-                if let Some(when) = case.get("when") {
-                    condition_reads(
-                        when,
-                        &format!("{}/cases/{i}/when", base()),
-                        index,
-                        &mut uses,
-                    );
+            for (case, value) in cases.iter().enumerate() {
+                if let Some(when) = value.get("when") {
+                    condition_reads(when, case, index, &mut uses);
                 }
             }
         }
         let written = match step.kind {
-            Kind::Ask | Kind::Action => Some("save"),
-            Kind::Set => Some("var"),
+            Kind::Ask | Kind::Action => Some(Key::Save),
+            Kind::Set => Some(Key::Var),
             _ => None,
         };
         if let Some(key) = written
@@ -112,29 +163,29 @@ pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
             uses.writes.push(Use {
                 name,
                 step: index,
-                path: format!("{}/{key}", base()),
+                site: Site::Field(key.as_str()),
             });
         }
     }
     uses
 }
 
-fn condition_reads<'a>(condition: &'a Value, path: &str, step: usize, uses: &mut Uses<'a>) {
+fn condition_reads<'a>(condition: &'a Value, case: usize, step: usize, uses: &mut Uses<'a>) {
     for key in ["all", "any"] {
         if let Some(items) = condition.get(key).and_then(Value::as_array) {
-            for (i, item) in items.iter().enumerate() {
-                condition_reads(item, &format!("{path}/{key}/{i}"), step, uses);
+            for item in items {
+                condition_reads(item, case, step, uses);
             }
         }
     }
     if let Some(inner) = condition.get("not") {
-        condition_reads(inner, &format!("{path}/not"), step, uses);
+        condition_reads(inner, case, step, uses);
     }
     if let Some(name) = condition.get("var").and_then(Value::as_str) {
-        uses.reads.push(Use {
-            name,
-            step,
-            path: format!("{path}/{}", pointer_token("var")),
-        });
+        let site = Site::Condition {
+            case,
+            leaf: condition,
+        };
+        uses.reads.push(Use { name, step, site });
     }
 }
