@@ -97,7 +97,10 @@ async function main() {
     const extra = c === cases[0] ? '' : `  (+${(m - base).toFixed(1)} ms over the bare binary)`
     console.log(`  ${c.label.padEnd(20)} ${m.toFixed(1).padStart(7)} ms${extra}`)
   }
-  console.log(`  ${'(node -e 0, to exit)'.padEnd(20)} ${median(nodeTimes).toFixed(1).padStart(7)} ms  (Node's own start, for scale)`)
+  const node = median(nodeTimes)
+  console.log(`  ${'(node -e 0, to exit)'.padEnd(20)} ${node.toFixed(1).padStart(7)} ms  (Node's own start, for scale)`)
+  const own = median(cases[1].times) - base - node
+  console.log(`  launcher's own code (node launcher - bare binary - Node's start): ${own.toFixed(1)} ms`)
 }
 
 main().catch((error) => {

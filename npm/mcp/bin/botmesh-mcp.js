@@ -6,7 +6,6 @@
 'use strict'
 
 const { spawn } = require('node:child_process')
-const { constants } = require('node:os')
 const path = require('node:path')
 
 const PACKAGES = {
@@ -62,5 +61,5 @@ child.on('exit', (code, signal) => {
   } catch {
     // Some signals cannot be raised on some platforms (Windows): fall back to the shell's code.
   }
-  process.exit(128 + (constants.signals[signal] ?? 0))
+  process.exit(128 + (require('node:os').constants.signals[signal] ?? 0))
 })
