@@ -63,6 +63,7 @@ function once(command, args, cwd) {
         reject(new Error(`${command} answered ${seen.slice(0, 200)}`))
       } else resolve(elapsed)
     })
+    child.stdin.on('error', () => {}) // a server that dies early is reported by 'close'
     child.stdin.write(INITIALIZE)
   })
 }

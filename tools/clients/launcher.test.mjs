@@ -47,6 +47,10 @@ function run(command, args, { input = '', cwd } = {}) {
     child.on('close', (code, signal) =>
       resolve({ stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString(), code, signal }),
     )
+    // A command that exits before reading (a usage error) closes its stdin: not a failure here.
+    child.stdin.on('error', (error) => {
+      if (error.code !== 'EPIPE') reject(error)
+    })
     child.stdin.end(input)
   })
 }
