@@ -24,6 +24,8 @@ bin="$target/release/botmesh-mcp"
 bash tools/clients/setup.sh
 node tools/clients/ts-client.mjs --expect "$TS_EXPECT" -- "$bin"
 tools/clients/.venv/bin/python tools/clients/py_client.py --expect "$PY_EXPECT" -- "$bin"
+# The same SDK forced onto the handshake era gets the newest legacy revision on the same binary.
+tools/clients/.venv/bin/python tools/clients/py_client.py --mode legacy --expect 2025-11-25 -- "$bin"
 node tools/clients/inspector-check.mjs -- "$bin"
 
 # The example flows shipped for editors validate and lint clean as a set.
