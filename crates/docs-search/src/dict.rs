@@ -82,7 +82,7 @@ pub(crate) fn stem_of(stemmer: &Stemmer, folded: &str) -> Option<String> {
 fn maybe_identifier(word: &str) -> bool {
     let mut chars = word.chars();
     chars.next();
-    chars.any(|c| c == '_' || c.is_uppercase())
+    word.contains('_') || (chars.any(char::is_uppercase) && word.chars().any(char::is_lowercase))
 }
 
 /// Term ids for folded words.
@@ -103,8 +103,8 @@ pub(crate) struct Dict {
     /// `stem_terms` (rebuilt by [`Dict::index_stems`]).
     stem_offsets: [Vec<u32>; LANGS],
     stem_terms: [Vec<u32>; LANGS],
-    /// While indexing: spellings already seen, per language, to skip folding
-    /// them again (emptied by [`Dict::end_indexing`]).
+    /// While indexing: non-ASCII spellings already seen, per language, to
+    /// skip folding them again (emptied by [`Dict::end_indexing`]).
     spellings: [WordMap<u32>; LANGS],
 }
 
@@ -150,10 +150,14 @@ impl Dict {
         stemmer: &Stemmer,
         scratch: &mut String,
     ) -> u32 {
+        if word.is_ascii() {
+            // ASCII words fold by lowercasing, cheaper than a cache lookup.
+            return self.intern_spelling(word, lang, stemmer, scratch);
+        }
         if let Some(&id) = self.spellings[lang].get(word) {
             return id;
         }
-        let id = self.intern_new_spelling(word, lang, stemmer, scratch);
+        let id = self.intern_spelling(word, lang, stemmer, scratch);
         self.spellings[lang].insert(word.into(), id);
         id
     }
@@ -165,22 +169,30 @@ impl Dict {
 
     /// Prepares the spellings cache for indexing about `pages` pages.
     pub(crate) fn start_indexing(&mut self, pages: usize) {
-        let guess = (self.ids.len() / LANGS).max(pages.min(4096) * 16);
+        let guess = (self.ids.len() / 8).max(pages.min(4096) * 4);
         for map in &mut self.spellings {
             map.reserve(guess);
         }
     }
 
-    fn intern_new_spelling(
+    fn intern_spelling(
         &mut self,
         word: &str,
         lang: usize,
         stemmer: &Stemmer,
         scratch: &mut String,
     ) -> u32 {
-        fold_into(word, scratch);
-        let id = self.intern_folded(scratch);
+        let id = if word.bytes().all(|b| !b.is_ascii_uppercase()) && word.is_ascii() {
+            match self.ids.get(word) {
+                Some(&id) => id,
+                None => self.intern_folded(word),
+            }
+        } else {
+            fold_into(word, scratch);
+            self.intern_folded(scratch)
+        };
         if self.stems[id as usize][lang] == UNSET {
+            fold_into(word, scratch);
             let folded = std::mem::take(scratch);
             self.stem_once(id, &folded, lang, stemmer);
             *scratch = folded;
