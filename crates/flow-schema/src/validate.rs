@@ -29,6 +29,7 @@
 //! Regular expressions (`ask.pattern`, `matches`) are parsed with `regex-syntax`, which, like
 //! RE2, rejects look-around and back-references; hand-writing an RE2 parser would be a worse copy.
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
@@ -397,8 +398,8 @@ impl<'d> Validator<'d> {
 
     fn push_index(&mut self, index: usize) -> usize {
         let mark = self.path.len();
-        self.path.push('/');
-        self.path.push_str(itoa(index).as_str());
+        // Writing to a String cannot fail.
+        let _ = write!(self.path, "/{index}");
         mark
     }
 
@@ -1197,11 +1198,6 @@ fn array_rule(min: usize, max: usize, noun: &str) -> String {
     } else {
         format!("must be an array of {min}-{max} {noun}")
     }
-}
-
-/// Decimal digits of an index (no allocation beyond the small string).
-fn itoa(n: usize) -> String {
-    n.to_string()
 }
 
 fn summary(document: &Value) -> Summary {
