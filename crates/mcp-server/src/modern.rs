@@ -41,9 +41,9 @@ pub(crate) fn missing_meta() -> ErrorObject {
 }
 
 /// The server identity stamped on every modern result (an immutable table, built once).
-static SERVER_INFO: LazyLock<Value> = LazyLock::new(|| {
-    json!({ "name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION })
-});
+static SERVER_INFO: LazyLock<Value> = LazyLock::new(
+    || json!({ "name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION }),
+);
 
 /// Adds `resultType` and the server identity to a result object.
 fn complete(mut result: Value) -> Value {

@@ -449,3 +449,152 @@ fn modern_errors() {
         "initialize on a modern session: {answer}"
     );
 }
+
+/// Keywords every client accepts in an `inputSchema` (see the client-compatibility notes).
+const BASIC_KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "enum",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "items",
+    "description",
+    "default",
+    "additionalProperties",
+];
+
+fn assert_basic_schema(schema: &Value, tool: &str) {
+    if let Value::Object(map) = schema {
+        for (key, value) in map {
+            assert!(
+                BASIC_KEYWORDS.contains(&key.as_str()),
+                "{tool}: keyword {key} is not in the basic subset"
+            );
+            match key.as_str() {
+                "properties" => {
+                    for (name, property) in value.as_object().expect("properties object") {
+                        let ok = !name.is_empty()
+                            && name.len() <= 64
+                            && name
+                                .chars()
+                                .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+                        assert!(ok, "{tool}: property name {name}");
+                        assert_basic_schema(property, tool);
+                    }
+                }
+                "items" => assert_basic_schema(value, tool),
+                _ => {}
+            }
+        }
+    }
+}
+
+#[test]
+fn every_tool_declaration_is_accepted_by_strict_clients() {
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+    let server = create_mcp_server(ServerOptions::default().with_docs_dir(Some(docs)));
+    let list = answers(server, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let tools = list[0]["result"]["tools"].as_array().expect("tools");
+    assert_eq!(tools.len(), 9, "seven flow tools and two docs tools");
+    for tool in tools {
+        let name = tool["name"].as_str().expect("name");
+        assert!(
+            name.len() <= 64
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+            "{name}"
+        );
+        assert!(
+            tool["description"].as_str().is_some_and(|d| d.len() > 40),
+            "{name}"
+        );
+        assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
+        assert_eq!(tool["outputSchema"]["type"], "object", "{name}");
+        assert_basic_schema(&tool["inputSchema"], name);
+        assert!(!tool["outputSchema"].to_string().contains("$ref"), "{name}");
+        jsonschema::validator_for(&tool["outputSchema"])
+            .unwrap_or_else(|error| panic!("{name}: {error}"));
+    }
+}
+
+#[test]
+fn every_structured_result_matches_its_output_schema() {
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+    let server = create_mcp_server(ServerOptions::default().with_docs_dir(Some(docs)));
+    let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).expect("example");
+    let legacy = json!({ "name": "Pedidos", "steps": [{ "type": "text", "message": "Hola" }] });
+    let calls = [
+        ("flow_validate", json!({ "document": example })),
+        (
+            "flow_validate",
+            json!({ "document": { "version": 2, "id": "x", "steps": [{ "id": "a", "kind": "message" }] } }),
+        ),
+        ("flow_analyze", json!({ "document": example })),
+        (
+            "flow_analyze",
+            json!({ "document": example, "format": "json", "direction": "LR" }),
+        ),
+        (
+            "flow_analyze",
+            json!({ "document": { "version": 2 }, "subflows": [{}] }),
+        ),
+        ("flow_migrate", json!({ "document": legacy })),
+        ("flow_migrate", json!({ "document": legacy, "target": 1 })),
+        ("flow_diff", json!({ "left": legacy, "right": example })),
+        ("flow_digest", json!({ "document": example })),
+        ("flow_schema", json!({})),
+        ("flow_example", json!({})),
+        (
+            "docs_search",
+            json!({ "query": "flow_validate", "limit": 3 }),
+        ),
+        ("docs_page", json!({ "path": "index.md" })),
+    ];
+    let list = answers(
+        server.clone(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    );
+    for (name, arguments) in calls {
+        let tool = list[0]["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .find(|t| t["name"] == name)
+            .expect("tool listed");
+        let validator = jsonschema::validator_for(&tool["outputSchema"]).expect("schema compiles");
+        let result = &answers(server.clone(), &call(1, name, arguments.clone()))[0]["result"];
+        assert!(
+            result.get("isError").is_none(),
+            "{name} {arguments}: {result}"
+        );
+        let structured = &result["structuredContent"];
+        assert!(structured.is_object(), "{name}");
+        let problems: Vec<String> = validator
+            .iter_errors(structured)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(problems.is_empty(), "{name}: {problems:?}");
+        if name != "docs_page" {
+            let text: Value =
+                serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
+                    .expect("text is JSON");
+            assert_eq!(&text, structured, "{name}: the text item is the payload");
+        }
+    }
+}
+
+#[test]
+fn the_example_validates_and_lints_clean() {
+    let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).expect("example");
+    let out = answers(
+        test_server(),
+        &call(1, "flow_analyze", json!({ "document": example })),
+    );
+    let payload = &out[0]["result"]["structuredContent"];
+    assert_eq!(payload["valid"], true, "{payload}");
+    assert_eq!(payload["diagnostics"], json!([]), "{payload}");
+}

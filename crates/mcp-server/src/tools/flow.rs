@@ -234,8 +234,8 @@ fn flow_diff() -> Tool {
         "Compare two flow documents",
         "Compare two flow documents step by step (steps matched by id; both sides migrated to \
          version 2 first). Returns { changed, metadata, added, removed, changedSteps: [{ id, \
-         fields }], before, after }, where before/after are the canonical digests of the two \
-         sides. Key order, whitespace and number spelling never count as changes.",
+         fields }], reordered, before, after }, where before/after are the canonical digests of \
+         the two sides. Key order, whitespace and number spelling never count as changes.",
         Scope::Flow,
         input_schema(
             json!({
@@ -262,6 +262,7 @@ fn flow_diff() -> Tool {
                         "required": ["id", "fields"]
                     }
                 },
+                "reordered": { "type": "boolean", "description": "True when steps present on both sides appear in a different order." },
                 "before": { "type": "string" },
                 "after": { "type": "string" }
             },
