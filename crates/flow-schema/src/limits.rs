@@ -2,7 +2,9 @@
 //!
 //! Lengths count Unicode scalar values (`str::chars`), as JSON Schema's `minLength`/`maxLength`
 //! do. Patterns are written in the common subset of ECMA-262 and Rust regular expressions, so the
-//! generated JSON Schema and the hand-written checks in `validate` mean the same thing.
+//! generated JSON Schema and the hand-written checks in `validate` mean the same thing. The
+//! lengths inside the patterns come from the `MAX_*` constants, which `validate` uses: a test
+//! below fails, naming the pattern to write, when the two drift apart.
 
 /// The current flow document version.
 pub const CURRENT_VERSION: u64 = 2;
@@ -31,6 +33,10 @@ pub const MAX_FLOW_ID: usize = 64;
 pub const MAX_STEP_ID: usize = 64;
 /// Maximum length of a variable name.
 pub const MAX_VARIABLE_NAME: usize = 64;
+/// Maximum length of `template.name`.
+pub const MAX_TEMPLATE_NAME: usize = 512;
+/// Maximum length of `action.handler`.
+pub const MAX_HANDLER: usize = 128;
 
 /// Minimum number of steps.
 pub const MIN_STEPS: usize = 1;
@@ -136,3 +142,33 @@ pub const MAX_QUEUE: usize = 64;
 /// Variables every flow may read and none may write.
 pub const BUILT_IN_VARIABLES: [&str; 4] =
     ["contact_name", "contact_phone", "last_message", "flow_id"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_spell_the_length_limits() {
+        let rest = |max: usize| max - 1;
+        assert_eq!(
+            FLOW_ID_PATTERN,
+            format!("^[a-z][a-z0-9_-]{{0,{}}}$", rest(MAX_FLOW_ID))
+        );
+        assert_eq!(
+            STEP_ID_PATTERN,
+            format!("^[A-Za-z][A-Za-z0-9_-]{{0,{}}}$", rest(MAX_STEP_ID))
+        );
+        assert_eq!(
+            VARIABLE_NAME_PATTERN,
+            format!("^[a-z_][a-z0-9_]{{0,{}}}$", rest(MAX_VARIABLE_NAME))
+        );
+        assert_eq!(
+            TEMPLATE_NAME_PATTERN,
+            format!("^[a-z0-9_]{{1,{MAX_TEMPLATE_NAME}}}$")
+        );
+        assert_eq!(
+            HANDLER_PATTERN,
+            format!("^[A-Za-z][A-Za-z0-9_.]{{0,{}}}$", rest(MAX_HANDLER))
+        );
+    }
+}

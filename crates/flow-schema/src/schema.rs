@@ -46,7 +46,7 @@ pub fn step_kinds(schema: &Value) -> Vec<String> {
 /// patterns and the built-in variables.
 pub fn limits_json() -> Value {
     use crate::limits as l;
-    let limits: [(&str, Value); 54] = [
+    let limits: Vec<(&str, Value)> = vec![
         ("currentVersion", json!(l::CURRENT_VERSION)),
         ("flowIdPattern", json!(l::FLOW_ID_PATTERN)),
         ("stepIdPattern", json!(l::STEP_ID_PATTERN)),
@@ -59,6 +59,11 @@ pub fn limits_json() -> Value {
         ),
         ("handlerPattern", json!(l::HANDLER_PATTERN)),
         ("urlPattern", json!(l::URL_PATTERN)),
+        ("maxFlowId", json!(l::MAX_FLOW_ID)),
+        ("maxStepId", json!(l::MAX_STEP_ID)),
+        ("maxVariableName", json!(l::MAX_VARIABLE_NAME)),
+        ("maxTemplateName", json!(l::MAX_TEMPLATE_NAME)),
+        ("maxHandler", json!(l::MAX_HANDLER)),
         ("minSteps", json!(l::MIN_STEPS)),
         ("maxSteps", json!(l::MAX_STEPS)),
         ("maxVariables", json!(l::MAX_VARIABLES)),

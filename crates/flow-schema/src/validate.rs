@@ -36,13 +36,14 @@ use serde_json::{Map, Value};
 use crate::limits::{
     BUILT_IN_VARIABLES, CURRENT_VERSION, MAX_ARGS_DEPTH, MAX_BUTTON_ID, MAX_BUTTON_TITLE,
     MAX_BUTTONS, MAX_CAPTION, MAX_CASES, MAX_CONDITION_CHILDREN, MAX_CONDITION_DEPTH,
-    MAX_DELAY_SECONDS, MAX_FILENAME, MAX_HEADER, MAX_IN_VALUES, MAX_KEYWORD, MAX_KEYWORDS,
-    MAX_LATITUDE, MAX_LIST_BUTTON, MAX_LIST_ROWS, MAX_LOCATION_ADDRESS, MAX_LOCATION_NAME,
-    MAX_LONGITUDE, MAX_METADATA_DESCRIPTION, MAX_METADATA_TITLE, MAX_QUEUE, MAX_RETRIES,
-    MAX_ROW_DESCRIPTION, MAX_ROW_ID, MAX_ROW_TITLE, MAX_SECTION_ROWS, MAX_SECTION_TITLE,
-    MAX_SECTIONS, MAX_SHORT_TEXT, MAX_STEPS, MAX_TAG, MAX_TAGS, MAX_TEMPLATE_PARAMETER,
-    MAX_TEMPLATE_PARAMETERS, MAX_TEXT, MAX_URL, MAX_VARIABLE_DESCRIPTION, MAX_VARIABLES,
-    MIN_DELAY_SECONDS, MIN_KEYWORDS, MIN_STEPS,
+    MAX_DELAY_SECONDS, MAX_FILENAME, MAX_FLOW_ID, MAX_HANDLER, MAX_HEADER, MAX_IN_VALUES,
+    MAX_KEYWORD, MAX_KEYWORDS, MAX_LATITUDE, MAX_LIST_BUTTON, MAX_LIST_ROWS, MAX_LOCATION_ADDRESS,
+    MAX_LOCATION_NAME, MAX_LONGITUDE, MAX_METADATA_DESCRIPTION, MAX_METADATA_TITLE, MAX_QUEUE,
+    MAX_RETRIES, MAX_ROW_DESCRIPTION, MAX_ROW_ID, MAX_ROW_TITLE, MAX_SECTION_ROWS,
+    MAX_SECTION_TITLE, MAX_SECTIONS, MAX_SHORT_TEXT, MAX_STEP_ID, MAX_STEPS, MAX_TAG, MAX_TAGS,
+    MAX_TEMPLATE_NAME, MAX_TEMPLATE_PARAMETER, MAX_TEMPLATE_PARAMETERS, MAX_TEXT, MAX_URL,
+    MAX_VARIABLE_DESCRIPTION, MAX_VARIABLE_NAME, MAX_VARIABLES, MIN_DELAY_SECONDS, MIN_KEYWORDS,
+    MIN_STEPS,
 };
 use crate::suggest::{closest, closest_property, did_you_mean};
 
@@ -204,21 +205,21 @@ impl Shape {
         let upper = |c: &u8| c.is_ascii_uppercase();
         match self {
             Shape::FlowId => {
-                (1..=64).contains(&b.len())
+                (1..=MAX_FLOW_ID).contains(&b.len())
                     && lower(&b[0])
                     && b[1..]
                         .iter()
                         .all(|c| lower(c) || c.is_ascii_digit() || *c == b'_' || *c == b'-')
             }
             Shape::StepId => {
-                (1..=64).contains(&b.len())
+                (1..=MAX_STEP_ID).contains(&b.len())
                     && b[0].is_ascii_alphabetic()
                     && b[1..]
                         .iter()
                         .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
             }
             Shape::Variable => {
-                (1..=64).contains(&b.len())
+                (1..=MAX_VARIABLE_NAME).contains(&b.len())
                     && (lower(&b[0]) || b[0] == b'_')
                     && b[1..]
                         .iter()
@@ -239,12 +240,12 @@ impl Shape {
                     && region.is_none_or(|r| r.len() == 2 && r.iter().all(upper))
             }
             Shape::TemplateName => {
-                (1..=512).contains(&b.len())
+                (1..=MAX_TEMPLATE_NAME).contains(&b.len())
                     && b.iter()
                         .all(|c| lower(c) || c.is_ascii_digit() || *c == b'_')
             }
             Shape::Handler => {
-                (1..=128).contains(&b.len())
+                (1..=MAX_HANDLER).contains(&b.len())
                     && b[0].is_ascii_alphabetic()
                     && b[1..]
                         .iter()
