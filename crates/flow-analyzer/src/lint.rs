@@ -204,7 +204,8 @@ pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
                 ),
                 Placeholder::Empty => "empty placeholder \"{{}}\"; put a variable name between the braces or remove them".to_owned(),
                 Placeholder::Invalid(inner) => format!(
-                    "placeholder \"{{{{{inner}}}}}\" does not name a variable; use lowercase letters, digits and underscores with no spaces, e.g. {{{{name}}}}"
+                    "placeholder {:?} does not name a variable; use lowercase letters, digits and underscores with no spaces, e.g. {{{{name}}}}",
+                    format!("{{{{{inner}}}}}")
                 ),
                 Placeholder::Name(_) => continue,
             };
@@ -516,7 +517,7 @@ fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
             let path = path();
             if let Some((_, first)) = titles.iter().find(|(t, _)| *t == folded) {
                 let message = format!(
-                    "{what} title \"{title}\" repeats the title at {first} (ignoring case); give each {what} a distinct title"
+                    "{what} title {title:?} repeats the title at {first} (ignoring case); give each {what} a distinct title"
                 );
                 sink.push(index, Some(i), Code::DuplicateTitle, path, message);
             } else {
@@ -641,7 +642,7 @@ fn keywords(sink: &mut Sink<'_, '_>) {
             match first.get(&folded) {
                 Some(&owner) if owner != index => {
                     let message = format!(
-                        "keyword \"{keyword}\" also triggers flow \"{}\"; keep it in one flow only",
+                        "keyword {keyword:?} also triggers flow \"{}\"; keep it in one flow only",
                         set.flows[owner].id
                     );
                     sink.push(

@@ -519,8 +519,7 @@ fn check_reports_migration_as_an_error_naming_flow_migrate() {
     expect![[r#"
         old.json: error[migration-needed] /version: this is a version 1 document; migrate it to version 2 with flow_migrate, then check it again
         legacy.json: error[migration-needed] /version: this is a version 0 document; migrate it to version 2 with flow_migrate, then check it again
-        legacy.json: info[implicit-end] /steps/0: a path through step "" falls off the end of steps; add an end (or handoff) step so the flow ends on purpose
-        checked 1 file: 2 errors, 0 warnings, 1 info
+        checked 1 file: 2 errors, 0 warnings, 0 infos
     "#]]
     .assert_eq(&lines);
 }
