@@ -118,6 +118,35 @@ fn a_document_to_migrate_is_an_error_naming_flow_migrate() {
 }
 
 #[test]
+fn an_invalid_document_exits_1_with_its_issues() {
+    let invalid = r#"{"version": 2, "id": "Not An Id", "steps": []}"#;
+    let dir = scratch("invalid", &[("bad.json", invalid), ("main.json", CLEAN)]);
+    let output = check(&dir, &["main.json", "bad.json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 3, "{text}");
+    assert!(
+        lines[..lines.len() - 1]
+            .iter()
+            .all(|l| l.starts_with("bad.json: error[invalid] /")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("bad.json: error[invalid] /id: ")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("bad.json: error[invalid] /steps: ")),
+        "{text}"
+    );
+}
+
+#[test]
 fn an_unreadable_file_exits_2_naming_it_with_nothing_on_stdout() {
     let dir = scratch(
         "unreadable",
