@@ -53,7 +53,7 @@ mod weight {
     /// Exact-phrase bonus: this share of the query's total IDF.
     pub(super) const PHRASE: f64 = 1.0;
     /// Locale bonus: this share of the query's total IDF for a section in the query's locale.
-    pub(super) const LOCALE: f64 = 0.1;
+    pub(super) const LOCALE: f64 = 0.3;
     /// How much likelier (natural log) a query must be in another locale than
     /// in the root's to be taken as that locale's.
     pub(super) const LOCALE_MARGIN: f64 = 1.0;

@@ -46,15 +46,16 @@
 //!   frequency (BM25's, over sections): times 2 in the heading; times 1 in
 //!   the body and 0.5 in code blocks, both normalised by section length as
 //!   BM25 does with a term frequency of one; plus 0.5 when it is also in the
-//!   page title. Presence counts, not repetitions. English and Spanish
-//!   function words (`the`, `de`) count 0.3.
+//!   page title or a heading above the section's own. Presence counts, not
+//!   repetitions. English and Spanish function words (`the`, `de`) count 0.3.
 //! - Bonuses: coverage (the query's total IDF times the squared share of it
 //!   the section matches); heading coverage (the IDF of the words found in
 //!   the heading times the share of the heading they cover); an exact phrase
-//!   (all the query's words in a row: the total IDF once more); and a tenth
-//!   of the total IDF for sections in the query's locale, the locale (a
+//!   (all the query's words in a row: the total IDF once more); and 0.3 times
+//!   the total IDF for sections in the query's locale, the locale (a
 //!   top-level `es/`-like folder, or the root's) whose pages make the query's
-//!   words likeliest, so an English query prefers the English page and a
+//!   words likeliest (the root's unless another is clearly likelier), so an
+//!   English or neutral query (`appendLog`) prefers the English page and a
 //!   Spanish one the Spanish page of a mirrored pair.
 //! - English and Spanish pages are in one index. Scores are rounded to three
 //!   decimals; ties go to the smaller path, then the earlier section.
