@@ -9,7 +9,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use botmesh_flow_analyzer::{Direction, Format, analyze, describe, lint, render_mermaid};
+use botmesh_flow_analyzer::{
+    Direction, Format, analyze, analyze_set, describe, lint, render_mermaid,
+};
 use serde_json::{Value, json};
 
 /// A valid 500-step flow that uses most kinds, forward branches, backward button loops (through
@@ -141,6 +143,13 @@ fn main() {
         let (document, subs) = set_with(subflows);
         let refs: Vec<&Value> = std::iter::once(&document).chain(&subs).collect();
         let steps = 500 * (1 + subflows);
+        // Measure the full path: an invalid set would stop after validation.
+        let analysis = analyze_set(&document, &subs);
+        assert!(
+            analysis.valid,
+            "generated set invalid: {:?}",
+            analysis.issues.first()
+        );
         let measured = measure(
             || {
                 let graph = describe(&refs);

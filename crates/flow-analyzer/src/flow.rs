@@ -211,35 +211,39 @@ impl Key {
         }
     }
 
+    /// Recognises a key with one comparison: candidates are told apart by length and first
+    /// byte (a plain `match` on the strings compares against every arm in turn).
     fn parse(key: &str) -> Option<Self> {
-        Some(match key {
-            "id" => Self::Id,
-            "kind" => Self::Kind,
-            "next" => Self::Next,
-            "text" => Self::Text,
-            "caption" => Self::Caption,
-            "filename" => Self::Filename,
-            "media" => Self::Media,
-            "buttons" => Self::Buttons,
-            "sections" => Self::Sections,
-            "name" => Self::Name,
-            "address" => Self::Address,
-            "latitude" => Self::Latitude,
-            "longitude" => Self::Longitude,
-            "save" => Self::Save,
-            "cases" => Self::Cases,
-            "default" => Self::Default,
-            "onFail" => Self::OnFail,
-            "var" => Self::Var,
-            "value" => Self::Value,
-            "seconds" => Self::Seconds,
-            "typing" => Self::Typing,
-            "handler" => Self::Handler,
-            "flow" => Self::Flow,
-            "queue" => Self::Queue,
-            "parameters" => Self::Parameters,
+        let bytes = key.as_bytes();
+        let candidate = match (bytes.len(), *bytes.first()?) {
+            (2, b'i') => Self::Id,
+            (4, b'k') => Self::Kind,
+            (4, b'n') if bytes.get(1) == Some(&b'e') => Self::Next,
+            (4, b'n') => Self::Name,
+            (4, b't') => Self::Text,
+            (7, b'c') => Self::Caption,
+            (8, b'f') => Self::Filename,
+            (5, b'm') => Self::Media,
+            (7, b'b') => Self::Buttons,
+            (8, b's') => Self::Sections,
+            (7, b'a') => Self::Address,
+            (8, b'l') => Self::Latitude,
+            (9, b'l') => Self::Longitude,
+            (4, b's') => Self::Save,
+            (5, b'c') => Self::Cases,
+            (7, b'd') => Self::Default,
+            (6, b'o') => Self::OnFail,
+            (3, b'v') => Self::Var,
+            (5, b'v') => Self::Value,
+            (7, b's') => Self::Seconds,
+            (6, b't') => Self::Typing,
+            (7, b'h') => Self::Handler,
+            (4, b'f') => Self::Flow,
+            (5, b'q') => Self::Queue,
+            (10, b'p') => Self::Parameters,
             _ => return None,
-        })
+        };
+        (candidate.as_str() == key).then_some(candidate)
     }
 }
 
@@ -457,4 +461,50 @@ pub(crate) fn step_label<'a>(step: &Step<'a>) -> Cow<'a, str> {
         Kind::End => text(Key::Text),
     };
     label.unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_parses_back_and_nothing_else_does() {
+        let all = [
+            Key::Id,
+            Key::Kind,
+            Key::Next,
+            Key::Text,
+            Key::Caption,
+            Key::Filename,
+            Key::Media,
+            Key::Buttons,
+            Key::Sections,
+            Key::Name,
+            Key::Address,
+            Key::Latitude,
+            Key::Longitude,
+            Key::Save,
+            Key::Cases,
+            Key::Default,
+            Key::OnFail,
+            Key::Var,
+            Key::Value,
+            Key::Seconds,
+            Key::Typing,
+            Key::Handler,
+            Key::Flow,
+            Key::Queue,
+            Key::Parameters,
+        ];
+        assert_eq!(all.len(), KEY_COUNT);
+        for (i, key) in all.iter().enumerate() {
+            assert_eq!(*key as usize, i);
+            assert_eq!(Key::parse(key.as_str()), Some(*key));
+        }
+        for other in [
+            "", "nexts", "nam", "Next", "type", "onfail", "vars", "kinds", "idx",
+        ] {
+            assert_eq!(Key::parse(other), None, "{other}");
+        }
+    }
 }

@@ -34,11 +34,16 @@ pub(crate) fn is_variable_name(name: &str) -> bool {
 /// `from`. A plain byte scan: `str::find` builds a substring searcher per call, which costs more
 /// than the scan on the short texts of a flow.
 pub(crate) fn find_pair(text: &str, from: usize, pair: [u8; 2]) -> Option<usize> {
-    text.as_bytes()
-        .get(from..)?
-        .windows(2)
-        .position(|w| w == pair)
-        .map(|p| p + from)
+    let bytes = text.as_bytes();
+    let mut at = from;
+    while let Some(found) = bytes.get(at..)?.iter().position(|&b| b == pair[0]) {
+        let start = at + found;
+        if bytes.get(start + 1) == Some(&pair[1]) {
+            return Some(start);
+        }
+        at = start + 1;
+    }
+    None
 }
 
 /// Every placeholder of `text`, left to right.
