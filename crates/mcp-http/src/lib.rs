@@ -24,7 +24,9 @@
 //!   initialized at the revision of its `MCP-Protocol-Version` header (2025-03-26 when absent).
 //! - `MCP-Protocol-Version`: absent means 2025-03-26 (or the session's revision); an unsupported
 //!   value answers `400` listing the revisions spoken; never required on `initialize`. The value
-//!   `2026-07-28` routes the POST to the server's stateless path (no session, and
+//!   `2026-07-28` routes the POST to the server's stateless path, where `Mcp-Method` (and
+//!   `Mcp-Name` for `tools/call`) must repeat the body and the header must equal the body's
+//!   `_meta` version (`-32020` otherwise; see `modern.rs`) (no session, and
 //!   `-32601` → `404`, `-32602`/`-32022`/… → `400`).
 //! - Bodies larger than the server's max message length (in bytes here) answer `413`, decided
 //!   from `Content-Length` or while streaming, never by holding the whole body. Headers and
@@ -67,6 +69,7 @@
 
 mod error;
 mod guard;
+mod modern;
 mod options;
 mod service;
 mod state;

@@ -5,6 +5,7 @@
 //! `MCP-Protocol-Version` (400) → session (400/404) → body (413/408) → JSON (400) → server.
 use crate::HttpOptions;
 use crate::guard::Guard;
+use crate::modern::RoutingHeaders;
 use crate::state::{RateLimiter, Sessions};
 use crate::tokens::{TokenEntry, TokenStore};
 use botmesh_mcp::McpServer;
@@ -51,13 +52,13 @@ pub(crate) struct Shared {
 
 /// Which rules a POST is served under, from its `MCP-Protocol-Version` header.
 ///
-/// Issue 8 extends [`Era::Modern`] with the 2026-07-28 header checks (`Mcp-Method`, `Mcp-Name`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// [`Era::Modern`] POSTs also carry the 2026-07-28 routing headers (`crate::modern`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Era {
     /// 2024-11-05 … 2025-11-25: sessions via `initialize`; `None` when the header is absent.
     Legacy(Option<&'static str>),
-    /// 2026-07-28: every POST on its own, no session.
-    Modern,
+    /// 2026-07-28: every POST on its own, no session; the routing headers to check.
+    Modern(RoutingHeaders),
 }
 
 /// The legacy revisions: every revision spoken except the stateless one.
@@ -366,7 +367,9 @@ async fn post(
     }
     let era = match header_str(headers, VERSION_HEADER).map(str::trim) {
         None => Era::Legacy(None),
-        Some(v) if v == botmesh_mcp::LATEST_PROTOCOL_REVISION => Era::Modern,
+        Some(v) if v == botmesh_mcp::LATEST_PROTOCOL_REVISION => {
+            Era::Modern(RoutingHeaders::read(headers, v))
+        }
         Some(v) => match legacy_revision(v) {
             Some(revision) => Era::Legacy(Some(revision)),
             None => return unsupported_version(v),
@@ -401,9 +404,18 @@ async fn post(
     };
     let large = body.len() > INLINE_BODY_LIMIT;
     match era {
-        Era::Modern => {
+        Era::Modern(routing) => {
             if message.is_array() {
                 return batch_refused();
+            }
+            if let Some(reason) = routing.mismatch(&message) {
+                let id = message.get("id").cloned().unwrap_or(Value::Null);
+                let body = json!({
+                    "jsonrpc": "2.0",
+                    "id": id,
+                    "error": { "code": -32020, "message": format!("header mismatch: {reason}") }
+                });
+                return modern_reply(Some(body), reply);
             }
             let mut session = Session::modern();
             session.set_scopes(caller.scopes.clone());

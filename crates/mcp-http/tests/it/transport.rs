@@ -302,7 +302,14 @@ fn the_stateless_revision_header_routes_to_the_modern_path() {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {}
     });
-    let init = post(&server, &[("MCP-Protocol-Version", "2026-07-28")], &init);
+    let init = post(
+        &server,
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "initialize"),
+        ],
+        &init,
+    );
     assert_eq!(
         init.status, 404,
         "initialize is unknown there: {}",
@@ -329,4 +336,82 @@ fn a_full_session_table_answers_503() {
         200,
         "room again"
     );
+}
+
+#[test]
+fn stateless_posts_must_repeat_the_body_in_their_routing_headers() {
+    let server = open();
+    let meta = |version: &str| {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {}
+        })
+    };
+    let mut digest = call(9, "flow_digest", json!({ "document": small_flow() }));
+    digest["params"]["_meta"] = meta("2026-07-28");
+    let good = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "  flow_digest "),
+    ];
+    let reply = post(&server, &good, &digest);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.json()["result"]["resultType"], "complete");
+    let encoded = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "=?base64?Zmxvd19kaWdlc3Q=?="),
+    ];
+    assert_eq!(post(&server, &encoded, &digest).status, 200);
+    let bad: [&[(&str, &str)]; 4] = [
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Name", "flow_digest"),
+        ],
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "TOOLS/CALL"),
+            ("Mcp-Name", "flow_digest"),
+        ],
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "flow_schema"),
+        ],
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+        ],
+    ];
+    for headers in bad {
+        let reply = post(&server, headers, &digest);
+        assert_eq!(reply.status, 400, "{headers:?}: {}", reply.body);
+        assert_eq!(reply.json()["error"]["code"], -32020, "{headers:?}");
+        assert_eq!(reply.json()["id"], 9, "the error echoes the request id");
+    }
+    let mut other_version = digest.clone();
+    other_version["params"]["_meta"] = meta("v999");
+    let reply = post(&server, &good, &other_version);
+    assert_eq!(reply.status, 400);
+    assert_eq!(
+        reply.json()["error"]["code"],
+        -32020,
+        "headers are checked before the version"
+    );
+    let mut ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+    ping["params"] = json!({ "_meta": meta("2026-07-28") });
+    let reply = post(
+        &server,
+        &[
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "ping"),
+        ],
+        &ping,
+    );
+    assert_eq!(
+        reply.status, 404,
+        "ping is gone in 2026-07-28: {}",
+        reply.body
+    );
+    assert_eq!(reply.json()["error"]["code"], -32601);
 }
