@@ -42,8 +42,70 @@ impl Hasher for WordHasher {
     }
 }
 
-/// A map keyed by words.
-pub(crate) type WordMap<V> = HashMap<Box<str>, V, BuildHasherDefault<WordHasher>>;
+/// A word as a map key: its bytes inline when short (no pointer to follow
+/// on a lookup, which is what indexing spends its time on), boxed otherwise.
+#[derive(Debug, Clone)]
+pub(crate) enum Key {
+    /// Up to [`INLINE`] bytes.
+    Inline(u8, [u8; INLINE]),
+    /// Longer words.
+    Boxed(Box<[u8]>),
+}
+
+/// The longest word kept inline in a [`Key`].
+const INLINE: usize = 22;
+
+impl Key {
+    fn new(word: &str) -> Key {
+        let bytes = word.as_bytes();
+        match u8::try_from(bytes.len()) {
+            Ok(len) if bytes.len() <= INLINE => {
+                let mut inline = [0u8; INLINE];
+                inline[..bytes.len()].copy_from_slice(bytes);
+                Key::Inline(len, inline)
+            }
+            _ => Key::Boxed(bytes.into()),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Key::Inline(len, bytes) => &bytes[..usize::from(*len)],
+            Key::Boxed(bytes) => bytes,
+        }
+    }
+
+    /// Heap bytes beyond the key itself.
+    fn heap(&self) -> usize {
+        match self {
+            Key::Inline(..) => 0,
+            Key::Boxed(bytes) => bytes.len(),
+        }
+    }
+}
+
+impl std::borrow::Borrow<[u8]> for Key {
+    fn borrow(&self) -> &[u8] {
+        self.bytes()
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for Key {}
+
+impl std::hash::Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.bytes().hash(state);
+    }
+}
+
+/// A map keyed by words (look up with `word.as_bytes()`).
+pub(crate) type WordMap<V> = HashMap<Key, V, BuildHasherDefault<WordHasher>>;
 
 /// The stemming languages: English for the root's pages and every locale
 /// but Spanish, Spanish for `es/`.
@@ -111,11 +173,11 @@ pub(crate) struct Dict {
 impl Dict {
     /// The id of a folded word, added if new.
     fn intern_folded(&mut self, folded: &str) -> u32 {
-        if let Some(&id) = self.ids.get(folded) {
+        if let Some(&id) = self.ids.get(folded.as_bytes()) {
             return id;
         }
         let id = u32::try_from(self.ids.len()).expect("fewer than 2^32 distinct terms");
-        self.ids.insert(folded.into(), id);
+        self.ids.insert(Key::new(folded), id);
         self.parts_at.push(NO_PARTS);
         self.stopword.push(is_stopword(folded));
         self.stems.push([UNSET; LANGS]);
@@ -129,11 +191,11 @@ impl Dict {
         }
         let stem_id = match stem_of(stemmer, folded) {
             None => NO_STEM,
-            Some(stem) => match self.stem_ids.get(stem.as_str()) {
+            Some(stem) => match self.stem_ids.get(stem.as_bytes()) {
                 Some(&stem_id) => stem_id,
                 None => {
                     let next = u32::try_from(self.stem_ids.len()).expect("fewer than 2^32 stems");
-                    self.stem_ids.insert(stem.into_boxed_str(), next);
+                    self.stem_ids.insert(Key::new(&stem), next);
                     next
                 }
             },
@@ -154,11 +216,11 @@ impl Dict {
             // ASCII words fold by lowercasing, cheaper than a cache lookup.
             return self.intern_spelling(word, lang, stemmer, scratch);
         }
-        if let Some(&id) = self.spellings[lang].get(word) {
+        if let Some(&id) = self.spellings[lang].get(word.as_bytes()) {
             return id;
         }
         let id = self.intern_spelling(word, lang, stemmer, scratch);
-        self.spellings[lang].insert(word.into(), id);
+        self.spellings[lang].insert(Key::new(word), id);
         id
     }
 
@@ -183,7 +245,7 @@ impl Dict {
         scratch: &mut String,
     ) -> u32 {
         let id = if word.bytes().all(|b| !b.is_ascii_uppercase()) && word.is_ascii() {
-            match self.ids.get(word) {
+            match self.ids.get(word.as_bytes()) {
                 Some(&id) => id,
                 None => self.intern_folded(word),
             }
@@ -225,7 +287,7 @@ impl Dict {
 
     /// The id of a folded word, if known.
     pub(crate) fn get(&self, folded: &str) -> Option<u32> {
-        self.ids.get(folded).copied()
+        self.ids.get(folded.as_bytes()).copied()
     }
 
     /// The identifier parts of a term.
@@ -273,7 +335,7 @@ impl Dict {
     /// The terms of language `lang` whose stem is `stem` (as of the last
     /// [`Dict::index_stems`]).
     pub(crate) fn stem_members(&self, stem: &str, lang: usize) -> &[u32] {
-        let Some(&s) = self.stem_ids.get(stem) else {
+        let Some(&s) = self.stem_ids.get(stem.as_bytes()) else {
             return &[];
         };
         let offsets = &self.stem_offsets[lang];
@@ -290,11 +352,11 @@ impl Dict {
 
     /// Estimated heap bytes.
     pub(crate) fn heap_bytes(&self) -> usize {
-        let entry = std::mem::size_of::<(Box<str>, u32)>() + 1;
-        let words: usize = self.ids.keys().map(|k| entry + k.len()).sum();
+        let entry = std::mem::size_of::<(Key, u32)>() + 1;
+        let words: usize = self.ids.keys().map(|k| entry + k.heap()).sum();
         let parts = 4 * (self.parts_at.len() + self.part_lists.len());
         let stems = self.stems.len() * (4 * LANGS + 1);
-        let stem_words: usize = self.stem_ids.keys().map(|k| entry + k.len()).sum();
+        let stem_words: usize = self.stem_ids.keys().map(|k| entry + k.heap()).sum();
         let members: usize = (0..LANGS)
             .map(|l| 4 * (self.stem_offsets[l].len() + self.stem_terms[l].len()))
             .sum();
