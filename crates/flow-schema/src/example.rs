@@ -7,7 +7,7 @@
 
 /// A realistic document that validates and lints clean (pretty JSON).
 pub const EXAMPLE_FLOW_DOCUMENT: &str = r#"{
-  "$schema": "https://botmesh.dev/schema/flow.schema.json",
+  "$schema": "https://raw.githubusercontent.com/botmesh/botmesh-mcp/main/docs/schema/flow.schema.json",
   "version": 2,
   "id": "pizza-order",
   "metadata": {

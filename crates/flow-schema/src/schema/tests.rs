@@ -1026,3 +1026,13 @@ proptest::proptest! {
         proptest::prop_assert_eq!(by_schema, issues.is_empty(), "{:#?}\n{}", issues, document);
     }
 }
+
+#[test]
+fn the_schema_accepts_the_example_and_rejects_a_legacy_document() {
+    let checker = jsonschema::draft202012::new(&json_schema()).unwrap();
+    let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).unwrap();
+    assert!(checker.is_valid(&example));
+    let legacy =
+        json!({ "version": 1, "id": "old", "steps": [{ "id": "a", "kind": "delay", "ms": 5 }] });
+    assert!(!checker.is_valid(&legacy));
+}

@@ -509,3 +509,13 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn the_example_fixture_is_the_example() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("test_data/flows/v2-valid/pizza-order.json");
+    assert_eq!(
+        std::fs::read_to_string(path).unwrap(),
+        EXAMPLE_FLOW_DOCUMENT
+    );
+}
