@@ -54,9 +54,17 @@
 //!   such a set resolve calls to the first flow with the id.
 //! - **`implicit-end`** is reported at each reachable step with an edge to `(end)`;
 //!   unreachable steps get `unreachable-step` only.
+//! - **Mermaid escapes.** Inside quoted labels `#`, `"`, `&`, `<`, `>`, backtick and `%` become
+//!   entity codes (`%` because Mermaid strips `%%{…}%%` directives even inside quotes and across
+//!   lines, which the corpus check found); line breaks become `<br>`.
+//! - **`summary`** of `analyze`: `flows` (documents in the set), `steps`, `nodes` and `edges`
+//!   (0 when invalid), `issues`, and `errors`/`warnings`/`infos` (diagnostics per severity).
 //!
 //! Cycle, reachability and burst analysis are linear in steps plus edges (iterative Tarjan
-//! SCC and DFS), so the analyzer never recurses on flow size.
+//! SCC and DFS), so the analyzer never recurses on flow size. The [`Graph`] borrows ids and
+//! texts from the documents. No dependency beyond the workspace's list: the small hasher for
+//! lookup-only maps is hand-written (see `fxhash.rs`), and [`Value`] is re-exported so callers
+//! (`botmesh-mcp check`) can hold documents without depending on `serde_json` themselves.
 
 mod analyze;
 mod error;
