@@ -50,7 +50,7 @@
 //!   diagnostic is at the step that sends the 6th message in a row.
 //! - **Duplicates.** Titles and keywords compare trimmed and lower-cased; conditions compare
 //!   structurally with numbers by value. Two documents of the set with the same flow id make
-//!   `analyze_set` invalid (an issue at `/id` of the later one); [`lint`] and [`describe`] given
+//!   `analyze_set` invalid (an issue at `/id` of the later one); [`lint()`] and [`describe()`] given
 //!   such a set resolve calls to the first flow with the id.
 //! - **`implicit-end`** is reported at each reachable step with an edge to `(end)`;
 //!   unreachable steps get `unreachable-step` only.
