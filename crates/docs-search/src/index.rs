@@ -327,17 +327,41 @@ impl Index {
         Ok(true)
     }
 
+    /// Calls `f(term, flag, section id)` for every word occurrence of every
+    /// section (identifier parts included), then for its context terms.
+    fn visit_terms(&self, mut f: impl FnMut(u32, u32, u32)) {
+        let mut id = 0u32;
+        for page in &self.pages {
+            for section in &page.sections {
+                let mut flag = IN_HEADING;
+                for &term in section.seq.iter() {
+                    if term == SEPARATOR {
+                        flag = if flag == IN_HEADING { IN_BODY } else { IN_CODE };
+                        continue;
+                    }
+                    f(term, flag, id);
+                    for &part in self.dict.parts(term) {
+                        f(part, flag, id);
+                    }
+                }
+                for &term in page.title_terms.iter().chain(section.parents.iter()) {
+                    f(term, IN_TITLE, id);
+                }
+                id += 1;
+            }
+        }
+    }
+
+    /// Rebuilds the postings and the per-section tables from the pages: one
+    /// pass counts each term's sections, a second fills one flat array (no
+    /// per-term lists, so no transient copies of the postings).
     fn rebuild_postings(&mut self) {
-        let terms = self.dict.len();
-        let mut postings: Vec<Vec<u32>> = vec![Vec::new(); terms];
-        let mut last = vec![u32::MAX; terms];
         let mut sections = Vec::new();
         let mut lengths = Vec::new();
         let mut section_locale = Vec::new();
         let mut section_lang = Vec::new();
         let mut heading_words = Vec::new();
         let mut locales: Vec<(String, u32, usize)> = vec![(String::new(), 0, ENGLISH)];
-        let dict = &self.dict;
         for (page_ix, page) in self.pages.iter().enumerate() {
             let locale = locale_of(&page.rel);
             let locale_ix = match locales.iter().position(|(l, _, _)| l == locale) {
@@ -354,46 +378,42 @@ impl Index {
                 section_locale.push(u8::try_from(locale_ix).expect("at most 255 locales"));
                 section_lang.push(u8::try_from(locales[locale_ix].2).expect("two languages"));
                 heading_words.push(section.heading_words);
-                let id = u32::try_from(sections.len()).expect("fewer than 2^28 sections");
+                assert!(
+                    sections.len() < 1 << (32 - FLAG_BITS),
+                    "fewer than 2^28 sections"
+                );
                 sections.push((
                     u32::try_from(page_ix).expect("fewer than 2^32 pages"),
                     u32::try_from(section_ix).expect("fewer than 2^32 sections in a page"),
                 ));
-                let mut add = |term: u32, flag: u32| {
-                    let t = term as usize;
-                    if last[t] == id {
-                        if let Some(posting) = postings[t].last_mut() {
-                            *posting |= flag;
-                        }
-                    } else {
-                        last[t] = id;
-                        postings[t].push((id << FLAG_BITS) | flag);
-                    }
-                };
-                let mut flag = IN_HEADING;
-                for &term in section.seq.iter() {
-                    if term == SEPARATOR {
-                        flag = if flag == IN_HEADING { IN_BODY } else { IN_CODE };
-                        continue;
-                    }
-                    add(term, flag);
-                    for &part in dict.parts(term) {
-                        add(part, flag);
-                    }
-                }
-                for &term in page.title_terms.iter().chain(section.parents.iter()) {
-                    add(term, IN_TITLE);
-                }
             }
         }
-        let total: usize = postings.iter().map(Vec::len).sum();
-        let mut flat = Vec::with_capacity(total);
-        let mut at = Vec::with_capacity(terms + 1);
-        for list in postings {
-            at.push(u32::try_from(flat.len()).expect("fewer than 2^32 postings"));
-            flat.extend(list);
+        let terms = self.dict.len();
+        let mut last = vec![u32::MAX; terms];
+        let mut at = vec![0u32; terms + 1];
+        self.visit_terms(|term, _, id| {
+            let t = term as usize;
+            if last[t] != id {
+                last[t] = id;
+                at[t + 1] += 1;
+            }
+        });
+        for t in 1..at.len() {
+            at[t] += at[t - 1];
         }
-        at.push(u32::try_from(flat.len()).expect("fewer than 2^32 postings"));
+        let mut flat = vec![0u32; at[terms] as usize];
+        let mut next = at.clone();
+        last.iter_mut().for_each(|l| *l = u32::MAX);
+        self.visit_terms(|term, flag, id| {
+            let t = term as usize;
+            if last[t] == id {
+                flat[next[t] as usize - 1] |= flag;
+            } else {
+                last[t] = id;
+                flat[next[t] as usize] = (id << FLAG_BITS) | flag;
+                next[t] += 1;
+            }
+        });
         self.mean_length = if lengths.is_empty() {
             1.0
         } else {
