@@ -688,7 +688,10 @@ impl<'d> Validator<'d> {
                 "must be an object of at most {MAX_VARIABLES} variables"
             ));
         }
-        for (name, declaration) in object {
+        // Sorted by name, whatever `serde_json::Map`'s order is in this build.
+        let mut declarations: Vec<(&String, &'d Value)> = object.iter().collect();
+        declarations.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (name, declaration) in declarations {
             let mark = self.push(name);
             if !Shape::Variable.matches(name) {
                 self.issue(format!(
@@ -1170,9 +1173,19 @@ impl<'d> Validator<'d> {
             self.issue(format!("args nest at most {MAX_ARGS_DEPTH} levels deep"));
             return false;
         }
-        let children: Box<dyn Iterator<Item = (Option<&str>, usize, &'d Value)>> = match value {
-            Value::Object(map) => Box::new(map.iter().map(|(k, v)| (Some(k.as_str()), 0, v))),
-            Value::Array(items) => Box::new(items.iter().enumerate().map(|(i, v)| (None, i, v))),
+        // Keys sorted, whatever `serde_json::Map`'s order is in this build.
+        let children: Vec<(Option<&str>, usize, &'d Value)> = match value {
+            Value::Object(map) => {
+                let mut children: Vec<_> =
+                    map.iter().map(|(k, v)| (Some(k.as_str()), 0, v)).collect();
+                children.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                children
+            }
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (None, i, v))
+                .collect(),
             _ => return true,
         };
         for (key, index, child) in children {
