@@ -577,3 +577,52 @@ fn known_item_evaluation_over_the_project_docs() {
         "Recall@1 {recall:.3} is under the 0.80 floor"
     );
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn config() -> ProptestConfig {
+        ProptestConfig {
+            cases: 96,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x0d0c5),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        }
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn any_query_gives_bounded_sorted_repeatable_results(
+            query in "[a-zA-Z_ÁáéÉñÑüç0-9 /.,¿?#`*-]{0,60}",
+            limit in 0usize..8,
+        ) {
+            let tree = bilingual_tree();
+            let docs = DocsIndex::new(tree.path()).unwrap();
+            let hits = docs.search(&query, limit).unwrap();
+            prop_assert!(hits.len() <= limit);
+            for pair in hits.windows(2) {
+                prop_assert!(pair[0].score >= pair[1].score, "{:?}", hits);
+            }
+            for hit in &hits {
+                prop_assert!(hit.score.is_finite() && hit.score > 0.0);
+                prop_assert_eq!((hit.score * 1000.0).round() / 1000.0, hit.score);
+                prop_assert!(hit.snippet.chars().count() <= 200);
+                prop_assert!(!hit.path.starts_with("api/") && !hit.path.contains("/."));
+            }
+            prop_assert_eq!(docs.search(&query, limit).unwrap(), hits);
+        }
+
+        #[test]
+        fn folding_is_idempotent_and_keeps_words_whole(word in "\\PC{1,12}") {
+            let once = crate::text::fold(&word);
+            prop_assert_eq!(crate::text::fold(&once), once.clone());
+            for (_, w) in crate::text::words(&word) {
+                prop_assert!(!w.is_empty());
+                prop_assert!(word.contains(w));
+            }
+        }
+    }
+}

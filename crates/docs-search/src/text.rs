@@ -53,8 +53,9 @@ pub(crate) fn fold_into(word: &str, out: &mut String) {
         out.push_str(word);
         out.make_ascii_lowercase();
     } else {
+        // Lowercasing can bring a combining mark back (`İ` → `i` + U+0307): drop it too.
         for c in word.nfd().filter(|c| !is_combining_mark(*c)) {
-            out.extend(c.to_lowercase());
+            out.extend(c.to_lowercase().filter(|l| !is_combining_mark(*l)));
         }
     }
 }
@@ -135,6 +136,8 @@ mod tests {
         // Already decomposed input folds the same way.
         assert_eq!(fold("configuracio\u{301}n"), "configuracion");
         assert_eq!(fold("appendLog"), "appendlog");
+        assert_eq!(fold("İSTANBUL"), "istanbul");
+        assert_eq!(fold(&fold("İ")), fold("İ"));
     }
 
     #[test]
