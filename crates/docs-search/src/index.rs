@@ -316,7 +316,10 @@ impl Index {
             match root.read_listed(&listed.rel) {
                 Ok(source) => pages.push(build_page(&mut self.dict, listed, &source)),
                 Err(error) => {
+                    // Kept as an empty page, so the next change check does not
+                    // count it as new again (and rebuild at every search).
                     tracing::warn!(page = %listed.rel, %error, "skipping an unreadable page");
+                    pages.push(build_page(&mut self.dict, listed, ""));
                 }
             }
         }
