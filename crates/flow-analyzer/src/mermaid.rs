@@ -87,28 +87,31 @@ pub(crate) fn push_label(out: &mut String, text: &str, max: usize) {
         }
     };
     let kept = cut.map_or(text, |end| &text[..end]);
-    let mut chars = kept.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '#' => out.push_str("#35;"),
-            '"' => out.push_str("#quot;"),
-            '&' => out.push_str("#amp;"),
-            '<' => out.push_str("#lt;"),
-            '>' => out.push_str("#gt;"),
-            '`' => out.push_str("#96;"),
+    // Copy runs of ordinary text in one go; only the characters below need a replacement.
+    let mut run_start = 0;
+    let mut chars = kept.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let replacement = match c {
+            '#' => "#35;",
+            '"' => "#quot;",
+            '&' => "#amp;",
+            '<' => "#lt;",
+            '>' => "#gt;",
+            '`' => "#96;",
             // `%%{…}%%` is a directive anywhere in the text, even inside quotes.
-            '%' => out.push_str("#37;"),
-            '\n' => out.push_str("<br>"),
-            '\r' => {
-                if chars.peek() != Some(&'\n') {
-                    out.push_str("<br>");
-                }
-            }
-            '\u{2028}' | '\u{2029}' => out.push(' '),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
+            '%' => "#37;",
+            '\n' => "<br>",
+            '\r' if chars.peek().is_some_and(|&(_, next)| next == '\n') => "",
+            '\r' => "<br>",
+            '\u{2028}' | '\u{2029}' => " ",
+            c if c.is_control() => " ",
+            _ => continue,
+        };
+        out.push_str(&kept[run_start..at]);
+        out.push_str(replacement);
+        run_start = at + c.len_utf8();
     }
+    out.push_str(&kept[run_start..]);
     if cut.is_some() {
         out.push('…');
     }
