@@ -174,5 +174,19 @@ fn main() {
             steps,
             &measured,
         );
+        // The share of `analyze` that is flow-schema's validation of every document.
+        let measured = measure(
+            || {
+                for doc in &refs {
+                    black_box(botmesh_flow_schema::validate(doc));
+                }
+            },
+            budget,
+        );
+        report(
+            &format!("500+{subflows}x500: of which validate"),
+            steps,
+            &measured,
+        );
     }
 }
