@@ -255,21 +255,31 @@ fn subflow_cycles(sink: &mut Sink<'_, '_>) -> Vec<Vec<usize>> {
         .map(|flow| flow.steps.iter().filter_map(|s| set.callee(s)).collect())
         .collect();
     let components = scc::components(&calls);
-    for component in &components {
+    let mut component_of = vec![0usize; set.flows.len()];
+    for (c, component) in components.iter().enumerate() {
+        for &f in component {
+            component_of[f] = c;
+        }
+    }
+    for (c, component) in components.iter().enumerate() {
         if !scc::is_cyclic(component, &calls) {
             continue;
         }
-        let names: Vec<String> = component
+        let mut names: Vec<String> = component
             .iter()
+            .take(5)
             .map(|&f| format!("\"{}\"", set.flows[f].id))
             .collect();
+        if component.len() > 5 {
+            names.push("…".to_owned());
+        }
         for &f in component {
             let flow = &set.flows[f];
             for (i, step) in flow.steps.iter().enumerate() {
                 let Some(callee) = set.callee(step) else {
                     continue;
                 };
-                if !component.contains(&callee) {
+                if component_of[callee] != c {
                     continue;
                 }
                 let message = if callee == f {

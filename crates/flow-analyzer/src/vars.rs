@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use crate::flow::{Flow, Key, Kind};
+use crate::fxhash::FxHashSet;
 use crate::text::{Placeholder, find_pair, placeholders};
 
 /// Where in a step a variable is used.
@@ -108,11 +109,11 @@ pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
             if find_pair(text, 0, *b"{{").is_none() {
                 return;
             }
-            let first = uses.reads.len();
+            let mut seen: FxHashSet<&str> = FxHashSet::default();
             for found in placeholders(text) {
                 match found {
                     Placeholder::Name(name) => {
-                        if !uses.reads[first..].iter().any(|u| u.name == name) {
+                        if seen.insert(name) {
                             uses.reads.push(Use {
                                 name,
                                 step: index,
