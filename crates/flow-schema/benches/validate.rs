@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use botmesh_flow_schema::validate;
 use serde_json::{Value, json};
 
-/// A document of `count` steps cycling through the kinds, every reference valid.
+/// A document of `count` steps cycling through the kinds, every reference valid; every `ask`
+/// has its own pattern, so the per-document pattern cache does not help.
 fn document(count: usize) -> Value {
     let id = |i: usize| format!("step_{}", i.min(count - 1));
     let steps: Vec<Value> = (0..count)
@@ -23,7 +24,7 @@ fn document(count: usize) -> Value {
                 { "id": "b", "title": "Track" },
                 { "id": "c", "title": "Help", "next": id(i + 2) }
             ] }),
-            2 => json!({ "id": id(i), "kind": "ask", "text": "Your name?", "save": "name", "pattern": "^[A-Za-z ]{2,40}$", "retries": 2, "onFail": id(i + 3) }),
+            2 => json!({ "id": id(i), "kind": "ask", "text": "Your name?", "save": "name", "pattern": format!("^[A-Za-z ]{{2,{}}}$", 40 + i), "retries": 2, "onFail": id(i + 3) }),
             3 => json!({ "id": id(i), "kind": "branch", "cases": [
                 { "when": { "all": [{ "var": "name", "op": "exists" }, { "not": { "var": "age", "op": "lt", "value": 18 } }] }, "next": id(i + 1) },
                 { "when": { "var": "name", "op": "in", "value": ["a", "b", "c"] }, "next": id(i + 2) }

@@ -287,6 +287,7 @@ pub fn validate(document: &Value) -> Validation {
         path: String::new(),
         step_ids: BTreeMap::new(),
         step_order: Vec::new(),
+        patterns: BTreeMap::new(),
     };
     let Some(root) = document.as_object() else {
         v.issue("must be an object (a flow document)".to_owned());
@@ -365,6 +366,8 @@ struct Validator<'d> {
     step_ids: BTreeMap<&'d str, usize>,
     /// Step ids in document order (first occurrences), for suggestions.
     step_order: Vec<&'d str>,
+    /// Regular expressions already parsed → why they are not RE2 syntax, if they are not.
+    patterns: BTreeMap<&'d str, Option<String>>,
 }
 
 impl<'d> Validator<'d> {
@@ -588,13 +591,24 @@ impl<'d> Validator<'d> {
         });
     }
 
-    fn regex(&mut self, pattern: &str) {
-        if let Err(error) = regex_syntax::Parser::new().parse(pattern) {
-            let reason = match &error {
-                regex_syntax::Error::Parse(e) => e.kind().to_string(),
-                regex_syntax::Error::Translate(e) => e.kind().to_string(),
-                _ => "it does not parse".to_owned(),
-            };
+    /// An RE2-syntax regular expression; each distinct pattern is parsed once per document.
+    fn regex(&mut self, pattern: &'d str) {
+        let problem = match self.patterns.get(pattern) {
+            Some(problem) => problem.clone(),
+            None => {
+                let problem = regex_syntax::Parser::new()
+                    .parse(pattern)
+                    .err()
+                    .map(|error| match &error {
+                        regex_syntax::Error::Parse(e) => e.kind().to_string(),
+                        regex_syntax::Error::Translate(e) => e.kind().to_string(),
+                        _ => "it does not parse".to_owned(),
+                    });
+                self.patterns.insert(pattern, problem.clone());
+                problem
+            }
+        };
+        if let Some(reason) = problem {
             self.issue(format!(
                 "must be a regular expression in RE2 syntax: {reason}"
             ));
@@ -739,11 +753,10 @@ impl<'d> Validator<'d> {
         };
         let kind = object.get("kind").and_then(Value::as_str);
         let known_kind = kind.filter(|k| STEP_KINDS.contains(k));
-        let mut required: Vec<&str> = vec!["id", "kind"];
+        self.required(object, &["id", "kind"]);
         if let Some(kind) = known_kind {
-            required.extend_from_slice(step_required(kind));
+            self.required(object, step_required(kind));
         }
-        self.required(object, &required);
         self.field(object, "id", |v, value| {
             if let Some(id) = v.name(value, Shape::StepId)
                 && let Some(first) = v.step_ids.get(id).copied().filter(|f| *f != index)
@@ -1095,12 +1108,12 @@ impl<'d> Validator<'d> {
     }
 
     fn comparison(&mut self, object: &'d Map<String, Value>) {
-        let mut required = vec!["var", "op"];
         let op = object.get("op").and_then(Value::as_str);
         if op.is_some_and(|op| op != "exists" && OPS.contains(&op)) {
-            required.push("value");
+            self.required(object, &LEAF);
+        } else {
+            self.required(object, &LEAF[..2]);
         }
-        self.required(object, &required);
         self.field(object, "var", |v, value| {
             v.name(value, Shape::Variable);
         });
@@ -1219,7 +1232,12 @@ fn summary(document: &Value) -> Summary {
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
     for step in steps {
         if let Some(kind) = step["kind"].as_str() {
-            *kinds.entry(kind.to_owned()).or_default() += 1;
+            match kinds.get_mut(kind) {
+                Some(count) => *count += 1,
+                None => {
+                    kinds.insert(kind.to_owned(), 1);
+                }
+            }
         }
     }
     Summary {
