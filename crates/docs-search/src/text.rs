@@ -158,6 +158,48 @@ mod tests {
         assert_eq!(&text[16..25], "appendLog");
     }
 
+    /// A plain reference for [`words`]: runs of word characters, underscores trimmed.
+    fn reference_words(text: &str) -> Vec<(usize, &str)> {
+        fn push<'a>(text: &'a str, from: usize, to: usize, out: &mut Vec<(usize, &'a str)>) {
+            let word = &text[from..to];
+            let trimmed = word.trim_start_matches('_');
+            let lead = word.len() - trimmed.len();
+            let trimmed = trimmed.trim_end_matches('_');
+            if !trimmed.is_empty() {
+                out.push((from + lead, trimmed));
+            }
+        }
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in text.char_indices() {
+            match (is_word_char(c), start) {
+                (true, None) => start = Some(i),
+                (false, Some(from)) => {
+                    push(text, from, i, &mut out);
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(from) = start {
+            push(text, from, text.len(), &mut out);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 256,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(7),
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+        #[test]
+        fn words_agree_with_a_plain_reference(text in "[a-zA-Z0-9_ .é́ñ¿😀\\u{300}-]{0,40}") {
+            proptest::prop_assert_eq!(words(&text).collect::<Vec<_>>(), reference_words(&text));
+        }
+    }
+
     #[test]
     fn identifiers_split_at_case_and_underscores() {
         assert_eq!(identifier_parts("appendLog"), vec!["append", "Log"]);
