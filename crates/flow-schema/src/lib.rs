@@ -3,6 +3,24 @@
 //!
 //! Everything here is a pure function of its arguments: no I/O, no clocks, no panics on any
 //! JSON input. An invalid document is data (`Validation { valid: false, .. }`), never an `Err`.
+//!
+//! ```
+//! let document = serde_json::json!({ "version": 2, "id": "hi", "steps": [{ "id": "a", "kind": "mesage" }] });
+//! let validation = botmesh_flow_schema::validate(&document);
+//! assert!(!validation.valid);
+//! assert_eq!(validation.issues[0].path, "/steps/0/kind");
+//! assert!(botmesh_flow_schema::digest(&document).digest.starts_with("sha256:"));
+//! ```
+//!
+//! Dependencies beyond the design's list, each doing a standard job better than a hand copy:
+//! - `regex-syntax`: checks that `ask.pattern` and `matches` values are RE2 syntax (it refuses
+//!   look-around and back-references, as RE2 does) without compiling a regex engine in;
+//! - `strsim`: edit distances for "did you mean" suggestions;
+//! - `ryu-js`: formats numbers exactly as ECMAScript's `Number.prototype.toString`, which
+//!   RFC 8785 requires and the JavaScript runtime's digests depend on;
+//! - `unicode-normalization`: NFD, to fold accents when migration derives a flow id from a name;
+//! - dev-only: `jsonschema` (the schema/validator agreement test), `serde_jcs` (a second RFC
+//!   8785 implementation to agree with), `proptest`, `expect-test`.
 
 mod canonical;
 mod diff;
