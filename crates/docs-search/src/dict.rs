@@ -5,6 +5,7 @@
 //! posted, a query word's stem is expanded to the words sharing it instead,
 //! which keeps the postings small.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -132,11 +133,16 @@ const NO_PARTS: u32 = u32::MAX;
 
 /// The stem of a folded word, or `None` when it is not stemmed (shorter than
 /// 3 bytes, or not all letters).
-pub(crate) fn stem_of(stemmer: &Stemmer, folded: &str) -> Option<String> {
-    if folded.len() < 3 || !folded.chars().all(char::is_alphabetic) {
+pub(crate) fn stem_of<'a>(stemmer: &Stemmer, folded: &'a str) -> Option<Cow<'a, str>> {
+    let letters = if folded.is_ascii() {
+        folded.bytes().all(|b| b.is_ascii_alphabetic())
+    } else {
+        folded.chars().all(char::is_alphabetic)
+    };
+    if folded.len() < 3 || !letters {
         return None;
     }
-    Some(stemmer.stem(folded).into_owned())
+    Some(stemmer.stem(folded))
 }
 
 /// Whether a word may be a compound identifier (cheap pre-check for
