@@ -1,7 +1,7 @@
 //! JSON-RPC 2.0 message and id types, error objects and codes.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Error codes of JSON-RPC 2.0 and the MCP specification.
 pub mod codes {
@@ -139,6 +139,9 @@ pub struct Response {
     pub id: Option<Id>,
     /// The outcome.
     pub outcome: Result<Value, ErrorObject>,
+    /// Constant fields written into a successful object result after its own fields, by
+    /// reference: no copy, no allocation per response (set with [`Response::with_extra`]).
+    pub extra: Option<&'static Map<String, Value>>,
 }
 
 impl Response {
@@ -147,6 +150,7 @@ impl Response {
         Response {
             id: Some(id),
             outcome: Ok(result),
+            extra: None,
         }
     }
 
@@ -155,7 +159,15 @@ impl Response {
         Response {
             id,
             outcome: Err(error),
+            extra: None,
         }
+    }
+
+    /// Adds constant fields to a successful object result (ignored for errors and for results
+    /// that are not objects). The caller keeps the keys distinct from the result's own.
+    pub fn with_extra(mut self, extra: &'static Map<String, Value>) -> Self {
+        self.extra = Some(extra);
+        self
     }
 
     /// The compact one-line JSON text of this response.
@@ -175,9 +187,28 @@ impl Serialize for Response {
         let mut map = serializer.serialize_map(Some(3))?;
         map.serialize_entry("jsonrpc", "2.0")?;
         map.serialize_entry("id", &self.id)?;
-        match &self.outcome {
-            Ok(result) => map.serialize_entry("result", result)?,
-            Err(error) => map.serialize_entry("error", error)?,
+        match (&self.outcome, self.extra) {
+            (Ok(Value::Object(fields)), Some(extra)) => {
+                map.serialize_entry("result", &Merged { fields, extra })?
+            }
+            (Ok(result), _) => map.serialize_entry("result", result)?,
+            (Err(error), _) => map.serialize_entry("error", error)?,
+        }
+        map.end()
+    }
+}
+
+/// An object result followed by constant extra fields.
+struct Merged<'a> {
+    fields: &'a Map<String, Value>,
+    extra: &'static Map<String, Value>,
+}
+
+impl Serialize for Merged<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.fields.len() + self.extra.len()))?;
+        for (key, value) in self.fields.iter().chain(self.extra.iter()) {
+            map.serialize_entry(key, value)?;
         }
         map.end()
     }

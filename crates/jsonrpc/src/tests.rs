@@ -311,3 +311,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn extra_fields_follow_an_object_result_and_never_an_error() {
+    static EXTRA: std::sync::LazyLock<serde_json::Map<String, Value>> =
+        std::sync::LazyLock::new(|| {
+            json!({"resultType": "complete"})
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+        });
+    let id = crate::Id::Number(1.into());
+    let ok = Response::result(id.clone(), json!({"a": 1})).with_extra(&EXTRA);
+    assert_eq!(
+        ok.to_line(),
+        r#"{"jsonrpc":"2.0","id":1,"result":{"a":1,"resultType":"complete"}}"#
+    );
+    assert_eq!(ok.to_value()["result"]["resultType"], "complete");
+    let error = Response::error(Some(id), crate::ErrorObject::new(-32601, "no")).with_extra(&EXTRA);
+    assert!(!error.to_line().contains("resultType"));
+}

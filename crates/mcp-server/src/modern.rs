@@ -40,30 +40,32 @@ pub(crate) fn missing_meta() -> ErrorObject {
     )
 }
 
-/// The server identity stamped on every modern result (an immutable table, built once).
-static SERVER_INFO: LazyLock<Value> = LazyLock::new(
-    || json!({ "name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION }),
-);
+/// The fields every modern result ends with: `resultType` and the server identity in `_meta`.
+/// Built once and written by reference into each answer (`Response::with_extra`).
+static COMPLETE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
+    let mut fields = Map::new();
+    fields.insert("resultType".into(), json!("complete"));
+    fields.insert(
+        "_meta".into(),
+        json!({ meta::SERVER_INFO: { "name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION } }),
+    );
+    fields
+});
 
-/// Adds `resultType` and the server identity to a result object.
-fn complete(mut result: Value) -> Value {
-    if let Value::Object(map) = &mut result {
-        map.insert("resultType".into(), json!("complete"));
-        let meta = map.entry("_meta").or_insert_with(|| json!({}));
-        if let Value::Object(meta_map) = meta {
-            meta_map.insert(meta::SERVER_INFO.into(), SERVER_INFO.clone());
-        }
-    }
-    result
-}
+/// [`COMPLETE`] plus the caching hints of `server/discover` and `tools/list`.
+static CACHEABLE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
+    let mut fields = COMPLETE.clone();
+    fields.insert("ttlMs".into(), json!(LIST_TTL_MS));
+    fields.insert("cacheScope".into(), json!("public"));
+    fields
+});
 
-/// Adds the caching hints of list and discover results.
-fn cacheable(mut result: Value) -> Value {
-    if let Value::Object(map) = &mut result {
-        map.insert("ttlMs".into(), json!(LIST_TTL_MS));
-        map.insert("cacheScope".into(), json!("public"));
+/// The constant fields a modern result of `method` carries.
+pub(crate) fn result_extra(method: &str) -> &'static Map<String, Value> {
+    match method {
+        "server/discover" | "tools/list" => &CACHEABLE,
+        _ => &COMPLETE,
     }
-    result
 }
 
 /// Serves one request under the stateless revision.
@@ -99,16 +101,13 @@ pub(crate) fn dispatch(
         .with_data(json!({ "supported": PROTOCOL_REVISIONS, "requested": version })));
     }
     match method {
-        "server/discover" => Ok(cacheable(complete(json!({
+        "server/discover" => Ok(json!({
             "supportedVersions": PROTOCOL_REVISIONS,
             "capabilities": { "tools": {} },
             "instructions": INSTRUCTIONS,
-        })))),
-        "tools/list" => {
-            let list = server.tools_list(Revision::LATEST, &without_meta(&params))?;
-            Ok(cacheable(complete(list)))
-        }
-        "tools/call" => Ok(complete(server.tools_call(session, &params)?)),
+        })),
+        "tools/list" => server.tools_list(Revision::LATEST, &without_meta(&params)),
+        "tools/call" => server.tools_call(session, &params),
         _ => Err(ErrorObject::new(
             codes::METHOD_NOT_FOUND,
             format!("method not found in revision {MODERN_REVISION}: {method}"),

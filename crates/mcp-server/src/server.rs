@@ -174,6 +174,11 @@ impl McpServer {
             ))
         });
         match outcome {
+            // Modern results end with constant fields (resultType, _meta, caching hints),
+            // written by reference rather than copied into every result.
+            Ok(result) if modern => {
+                Response::result(id, result).with_extra(crate::modern::result_extra(&method))
+            }
             Ok(result) => Response::result(id, result),
             Err(error) => Response::error(Some(id), error),
         }
