@@ -672,16 +672,6 @@ fn keywords(sink: &mut Sink<'_, '_>) {
     }
 }
 
-const TOP_LEVEL_ORDER: [&str; 7] = [
-    "$schema",
-    "version",
-    "id",
-    "metadata",
-    "trigger",
-    "variables",
-    "steps",
-];
-
 /// Document order of two JSON Pointers: top-level keys in the spec's order, array indexes
 /// numerically, other keys alphabetically.
 fn compare_paths(a: &str, b: &str) -> Ordering {
@@ -691,10 +681,10 @@ fn compare_paths(a: &str, b: &str) -> Ordering {
             .enumerate()
             .map(|(depth, token)| {
                 let rank = if depth == 0 {
-                    TOP_LEVEL_ORDER
+                    botmesh_flow_schema::TOP_LEVEL_KEYS
                         .iter()
                         .position(|k| pointer_token(k) == token)
-                        .unwrap_or(TOP_LEVEL_ORDER.len())
+                        .unwrap_or(botmesh_flow_schema::TOP_LEVEL_KEYS.len())
                 } else {
                     0
                 };

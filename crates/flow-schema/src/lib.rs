@@ -56,4 +56,4 @@ pub use model::{
     Row, Scalar, Section, Step, Trigger, Variable,
 };
 pub use schema::{json_schema, json_schema_string, limits_json, step_kinds};
-pub use validate::{Issue, Summary, Validation, validate};
+pub use validate::{Issue, Summary, TOP_LEVEL_KEYS, Validation, validate};

@@ -90,7 +90,9 @@ pub(crate) const STEP_KINDS: [&str; 14] = [
     "action", "subflow", "handoff", "end",
 ];
 
-const TOP_LEVEL: [&str; 7] = [
+/// The top-level keys of a version 2 document, in the order the spec lists them (and issues
+/// come in).
+pub const TOP_LEVEL_KEYS: [&str; 7] = [
     "$schema",
     "version",
     "id",
@@ -632,7 +634,7 @@ impl<'d> Validator<'d> {
                 v.each(steps, Self::step);
             }
         });
-        self.unknown(root, &TOP_LEVEL);
+        self.unknown(root, &TOP_LEVEL_KEYS);
     }
 
     fn collect_step_ids(&mut self, steps: Option<&'d Value>) {
