@@ -40,6 +40,19 @@ fn test_server() -> McpServer {
     McpServer::with_catalogue(catalogue, None, 4096)
 }
 
+/// The built-in catalogue with the project's own `docs/` tree.
+fn docs_server() -> McpServer {
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+    create_mcp_server(ServerOptions::default().with_docs_dir(Some(docs)))
+}
+
+/// The error code of each answer (0 for a result).
+fn error_codes(out: &[Value]) -> Vec<i64> {
+    out.iter()
+        .map(|a| a["error"]["code"].as_i64().unwrap_or(0))
+        .collect()
+}
+
 fn serve(server: McpServer, input: &str) -> Vec<String> {
     let mut out = Vec::new();
     serve_stream(
@@ -266,10 +279,7 @@ fn protocol_errors() {
     ]
     .join("\n");
     let out = answers(test_server(), &input);
-    let codes: Vec<i64> = out
-        .iter()
-        .map(|a| a["error"]["code"].as_i64().unwrap_or(0))
-        .collect();
+    let codes = error_codes(&out);
     assert_eq!(codes, [-32602, -32602, -32602, -32602, -32603, 0]);
     assert_eq!(out[0]["error"]["message"], "unknown tool: nope");
     assert_eq!(
@@ -423,10 +433,7 @@ fn modern_errors() {
     ]
     .join("\n");
     let out = answers(test_server(), &input);
-    let codes: Vec<i64> = out
-        .iter()
-        .map(|a| a["error"]["code"].as_i64().unwrap_or(0))
-        .collect();
+    let codes = error_codes(&out);
     assert_eq!(
         codes,
         [
@@ -494,8 +501,7 @@ fn assert_basic_schema(schema: &Value, tool: &str) {
 
 #[test]
 fn every_tool_declaration_is_accepted_by_strict_clients() {
-    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
-    let server = create_mcp_server(ServerOptions::default().with_docs_dir(Some(docs)));
+    let server = docs_server();
     let list = answers(server, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     let tools = list[0]["result"]["tools"].as_array().expect("tools");
     assert_eq!(tools.len(), 9, "seven flow tools and two docs tools");
@@ -523,8 +529,7 @@ fn every_tool_declaration_is_accepted_by_strict_clients() {
 
 #[test]
 fn every_structured_result_matches_its_output_schema() {
-    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
-    let server = create_mcp_server(ServerOptions::default().with_docs_dir(Some(docs)));
+    let server = docs_server();
     let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).expect("example");
     let legacy = json!({ "name": "Pedidos", "steps": [{ "type": "text", "message": "Hola" }] });
     let calls = [
