@@ -74,16 +74,12 @@ impl LineFramer {
                     on_frame(Frame::TooLong);
                 } else if newline.is_some() {
                     if self.buf.is_empty() {
-                        self.emit(segment, on_frame);
+                        self.emit(Line::Borrowed(segment), on_frame);
                     } else {
+                        // The collected line becomes the frame's text: no second copy.
                         self.buf.extend_from_slice(segment);
                         let line = std::mem::take(&mut self.buf);
-                        self.emit(&line, on_frame);
-                        if line.capacity() <= 1 << 20 {
-                            // Keep a small allocation for the next line; drop a large one.
-                            self.buf = line;
-                            self.buf.clear();
-                        }
+                        self.emit(Line::Owned(line), on_frame);
                     }
                     self.chars = 0;
                 } else {
@@ -99,31 +95,59 @@ impl LineFramer {
     pub fn finish(&mut self, on_frame: &mut dyn FnMut(Frame)) {
         if !self.skipping && !self.buf.is_empty() {
             let line = std::mem::take(&mut self.buf);
-            self.emit(&line, on_frame);
+            self.emit(Line::Owned(line), on_frame);
         }
         self.buf = Vec::new();
         self.chars = 0;
         self.skipping = false;
     }
 
-    fn emit(&self, line: &[u8], on_frame: &mut dyn FnMut(Frame)) {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
+    fn emit(&self, line: Line<'_>, on_frame: &mut dyn FnMut(Frame)) {
+        let bytes = match &line {
+            Line::Borrowed(bytes) => bytes,
+            Line::Owned(bytes) => bytes.as_slice(),
+        };
+        let end = bytes.len() - usize::from(bytes.ends_with(b"\r"));
+        let start = if bytes[..end].starts_with(BOM) {
+            BOM.len()
+        } else {
+            0
+        };
+        let trimmed = &bytes[start..end];
+        if trimmed.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        if count_chars(line) > self.max_chars {
+        if count_chars(trimmed) > self.max_chars {
             on_frame(Frame::TooLong);
             return;
         }
-        match std::str::from_utf8(line) {
-            Ok(text) => {
-                tracing::trace!(line = text, "<");
-                on_frame(Frame::Line(text.to_owned()));
+        let text = match line {
+            Line::Borrowed(bytes) => std::str::from_utf8(&bytes[start..end])
+                .map(str::to_owned)
+                .ok(),
+            Line::Owned(mut bytes) => {
+                bytes.truncate(end);
+                bytes.drain(..start);
+                String::from_utf8(bytes).ok()
             }
-            Err(_) => on_frame(Frame::InvalidUtf8),
+        };
+        match text {
+            Some(text) => {
+                tracing::trace!(line = text.as_str(), "<");
+                on_frame(Frame::Line(text));
+            }
+            None => on_frame(Frame::InvalidUtf8),
         }
     }
+}
+
+/// A UTF-8 byte-order mark, skipped at the start of a line.
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
+/// A complete line: borrowed from the current read, or the buffer that collected it.
+enum Line<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Vec<u8>),
 }
 
 /// Reads `reader` to the end, calling `on_frame` for every line; stops early when it returns

@@ -185,6 +185,10 @@ fn main() {
     if std::env::args().any(|arg| arg == "--list") {
         return;
     }
+    if std::env::args().any(|arg| arg == "--digest") {
+        digest_one_mebibyte();
+        return;
+    }
     if std::env::args().any(|arg| arg == "--eras") {
         compare_eras();
         return;
@@ -201,6 +205,47 @@ fn main() {
         );
     }
     compare_eras();
+}
+
+/// `flow_digest` of a ~1 MiB document end to end over stdio, and the server's peak RSS.
+fn digest_one_mebibyte() {
+    let mut steps = Vec::new();
+    let mut n = 0;
+    let mut size = 0;
+    while size < 1024 * 1024 {
+        let step = serde_json::json!({
+            "id": format!("s{n}"),
+            "kind": "message",
+            "text": format!("Paso {n}: ¿quieres continuar con tu pedido de pizza, {{{{contact_name}}}}? Escribe sí o no. ✓"),
+        });
+        size += step.to_string().len() + 1;
+        steps.push(step);
+        n += 1;
+    }
+    let document = serde_json::json!({ "version": 2, "id": "big", "steps": steps });
+    let mut server = spawn(false);
+    server.call(INIT);
+    let mut times = Vec::new();
+    for id in 1..=31 {
+        let request = serde_json::json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"flow_digest","arguments":{"document":document}}}).to_string();
+        let start = Instant::now();
+        let answer = server.call(&request);
+        times.push(start.elapsed());
+        assert!(answer.contains("sha256:"));
+    }
+    let status =
+        std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap_or_default();
+    let peak = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .map(|v| v.trim().to_owned())
+        .unwrap_or_default();
+    let bytes = document.to_string().len();
+    println!(
+        "flow_digest of a {bytes}-byte document over stdio: median {:.2} ms of 31 calls; server peak RSS {peak}",
+        median(times).as_secs_f64() * 1e3
+    );
+    server.finish();
 }
 
 /// 2026-07-28 against the legacy path, interleaved so machine noise hits both alike.
