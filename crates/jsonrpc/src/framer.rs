@@ -65,8 +65,10 @@ impl LineFramer {
                 }
             } else {
                 let added = count_chars(segment);
-                // A partial line may still end in a `\r` that will be stripped: allow one more.
-                let allowance = if newline.is_some() { 0 } else { 1 };
+                // A `\r` before the newline is stripped and does not count; a partial line may
+                // still end in one, so allow one more character until its newline arrives.
+                let carriage_return = segment.last().or(self.buf.last()) == Some(&b'\r');
+                let allowance = usize::from(newline.is_none() || carriage_return);
                 if self.chars + added > self.max_chars + allowance {
                     self.buf = Vec::new();
                     self.chars = 0;

@@ -12,9 +12,11 @@
 //! - a line longer than the limit (in characters) is answered `-32600` without being buffered:
 //!   the framer's buffer never holds more than the limit plus one read;
 //! - a malformed line answers `-32700` with `id: null`; a structurally invalid request answers
-//!   `-32600`; responses sent by the peer and notifications are never answered;
+//!   `-32600`; responses sent by the peer and notifications (even malformed ones) are never
+//!   answered;
 //! - a JSON array is a batch, answered with an array of the responses (notifications left
-//!   out); a batch of only notifications gets no answer; `[]` answers `-32600`.
+//!   out); a batch of only notifications gets no answer; `[]`, or a batch of more than
+//!   [`MAX_BATCH_LENGTH`] messages, answers `-32600`.
 //!
 //! ```
 //! use botmesh_jsonrpc::{process_text, Message, Response};
@@ -31,7 +33,9 @@ mod process;
 
 pub use framer::{Frame, LineFramer, read_frames};
 pub use message::{ErrorObject, Id, Message, Notification, Request, Response, codes};
-pub use process::{Incoming, classify, process_frame, process_text, process_value};
+pub use process::{
+    Incoming, MAX_BATCH_LENGTH, classify, process_frame, process_text, process_value,
+};
 
 /// The default largest message, in characters (16 Mi).
 pub const DEFAULT_MAX_MESSAGE_LENGTH: usize = 16 * 1024 * 1024;

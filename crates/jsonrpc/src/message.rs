@@ -26,7 +26,8 @@ pub mod codes {
 /// A request id: a string or an integer, echoed back with the same JSON type.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Id {
-    /// An integer id (kept as written, however large).
+    /// An integer id (any integer that fits in 64 bits, signed or not; larger ones are refused
+    /// as invalid requests).
     Number(serde_json::Number),
     /// A string id.
     String(String),

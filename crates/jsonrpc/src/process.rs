@@ -11,6 +11,9 @@ pub enum Incoming {
     Message(Message),
     /// A response sent by the peer: ignored, never answered.
     PeerResponse,
+    /// A malformed notification (no `id`, but a `method` key): dropped, never answered, since
+    /// a notification gets no reply even when it is malformed.
+    MalformedNotification,
     /// Not a valid message: answer with this error response.
     Invalid(Response),
 }
@@ -35,18 +38,26 @@ pub fn classify(value: Value) -> Incoming {
         }
         return invalid(id, "a message must have a \"method\"");
     };
+    let reject = |why: &str| {
+        if id_value.is_none() {
+            tracing::debug!(why, "malformed notification dropped");
+            Incoming::MalformedNotification
+        } else {
+            invalid(id.clone(), why)
+        }
+    };
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return invalid(id, "\"jsonrpc\" must be \"2.0\"");
+        return reject("\"jsonrpc\" must be \"2.0\"");
     }
     let Value::String(method) = method else {
-        return invalid(id, "\"method\" must be a string");
+        return reject("\"method\" must be a string");
     };
     let params = object.remove("params");
     if params
         .as_ref()
         .is_some_and(|params| !params.is_object() && !params.is_array())
     {
-        return invalid(id, "\"params\" must be an object");
+        return reject("\"params\" must be an object");
     }
     match (id_value, id) {
         (None, _) => Incoming::Message(Message::Notification(Notification { method, params })),
@@ -54,6 +65,10 @@ pub fn classify(value: Value) -> Incoming {
         (Some(_), None) => invalid(None, "\"id\" must be a string or an integer"),
     }
 }
+
+/// The most messages one batch may hold: answers are collected before the batch answer is
+/// written, so this bounds the memory one line can cost (with the line length limit).
+pub const MAX_BATCH_LENGTH: usize = 100;
 
 /// The answer to one line: nothing, one response, or a batch of responses.
 enum Answer {
@@ -72,7 +87,7 @@ fn answer_one(
             let _ = handle(message);
             None
         }
-        Incoming::PeerResponse => None,
+        Incoming::PeerResponse | Incoming::MalformedNotification => None,
         Incoming::Invalid(response) => Some(response),
     }
 }
@@ -83,6 +98,18 @@ fn answer(value: Value, handle: &mut dyn FnMut(Message) -> Option<Response>) -> 
             None,
             ErrorObject::new(codes::INVALID_REQUEST, "invalid request: empty batch"),
         ))),
+        Value::Array(items) if items.len() > MAX_BATCH_LENGTH => {
+            Some(Answer::Single(Response::error(
+                None,
+                ErrorObject::new(
+                    codes::INVALID_REQUEST,
+                    format!(
+                        "invalid request: a batch of {} messages is longer than the limit of {MAX_BATCH_LENGTH}",
+                        items.len()
+                    ),
+                ),
+            )))
+        }
         Value::Array(items) => {
             let responses: Vec<Response> = items
                 .into_iter()

@@ -331,3 +331,73 @@ fn extra_fields_follow_an_object_result_and_never_an_error() {
     let error = Response::error(Some(id), crate::ErrorObject::new(-32601, "no")).with_extra(&EXTRA);
     assert!(!error.to_line().contains("resultType"));
 }
+
+#[test]
+fn malformed_notifications_are_dropped_not_answered() {
+    let answers = run(concat!(
+        "{\"method\":\"notifications/initialized\"}\n",
+        "{\"jsonrpc\":\"1.0\",\"method\":\"notifications/initialized\"}\n",
+        "{\"jsonrpc\":\"2.0\",\"method\":5}\n",
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":\"x\"}\n",
+        "[{\"method\":\"n\"},{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}]\n",
+    ));
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(
+        answers[0].as_array().map(Vec::len),
+        Some(1),
+        "only the request is answered"
+    );
+}
+
+#[test]
+fn batches_longer_than_the_limit_are_refused_whole() {
+    let batch = |n: usize| {
+        let items: Vec<Value> = (0..n)
+            .map(|id| json!({"jsonrpc":"2.0","id":id,"method":"a"}))
+            .collect();
+        format!("{}\n", Value::Array(items))
+    };
+    let at_limit = run(&batch(crate::MAX_BATCH_LENGTH));
+    assert_eq!(
+        at_limit[0].as_array().map(Vec::len),
+        Some(crate::MAX_BATCH_LENGTH)
+    );
+    let over = run(&batch(crate::MAX_BATCH_LENGTH + 1));
+    assert_eq!(over[0]["error"]["code"], -32600);
+    assert!(
+        over[0]["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("limit of 100")
+    );
+}
+
+#[test]
+fn a_crlf_line_of_exactly_the_limit_is_accepted() {
+    for sizes in [&[1usize][..], &[5], &[6], &[100]] {
+        let mut frames = Vec::new();
+        let mut framer = LineFramer::new(5);
+        let input = b"12345\r\n123456\r\n";
+        let mut rest = &input[..];
+        let mut i = 0;
+        while !rest.is_empty() {
+            let n = sizes[i % sizes.len()].min(rest.len());
+            framer.push(&rest[..n], &mut |frame| frames.push(frame));
+            rest = &rest[n..];
+            i += 1;
+        }
+        framer.finish(&mut |frame| frames.push(frame));
+        assert_eq!(
+            frames,
+            [Frame::Line("12345".into()), Frame::TooLong],
+            "{sizes:?}"
+        );
+    }
+}
+
+#[test]
+fn integer_ids_beyond_64_bits_are_invalid_requests() {
+    let answers = run("{\"jsonrpc\":\"2.0\",\"id\":18446744073709551616,\"method\":\"a\"}\n");
+    assert_eq!(answers[0]["error"]["code"], -32600);
+    assert_eq!(answers[0]["id"], Value::Null);
+}

@@ -40,7 +40,8 @@ HTTP options (Streamable HTTP, one server for a team):
   --tokens FILE         require bearer tokens from FILE (made by `botmesh-mcp token new`)
   --allow-origin ORIGIN accept this Origin/Host besides loopback (repeatable)
   --cors ORIGIN         answer CORS requests from ORIGIN (repeatable; off by default)
-  --rate-limit N        tool calls per minute per token or client address (default 120, 0: off)
+  --rate-limit N        requests (POSTs) per minute per token or client address
+                        (default 120, 0: off)
 
 Logs go to stderr (filter with RUST_LOG, e.g. RUST_LOG=debug); stdout carries only protocol
 messages. On stdio the server exits with status 0 when stdin ends.";

@@ -34,6 +34,11 @@ impl RoutingHeaders {
         }
     }
 
+    /// The `MCP-Protocol-Version` header value.
+    pub(crate) fn version(&self) -> &str {
+        &self.version
+    }
+
     /// Why the headers disagree with `message`, if they do (requests only: a notification is
     /// never answered).
     pub(crate) fn mismatch(&self, message: &Value) -> Option<String> {
@@ -93,6 +98,15 @@ fn single(values: &[HeaderValue], name: &str) -> Result<Option<String>, String> 
             .ok_or_else(|| format!("the {name} header is malformed")),
         _ => Err(format!("the {name} header is sent more than once")),
     }
+}
+
+/// True when a message (object) carries a protocol version in `params._meta`.
+pub(crate) fn carries_version(message: &Value) -> bool {
+    message
+        .get("params")
+        .and_then(|params| params.get("_meta"))
+        .and_then(Value::as_object)
+        .is_some_and(|meta| meta.contains_key(VERSION_KEY))
 }
 
 /// A header value: trimmed of optional whitespace, `=?base64?…?=` decoded as UTF-8.

@@ -61,6 +61,16 @@ enum Era {
     Modern(RoutingHeaders),
 }
 
+/// A POST's era as far as its headers tell, before the body is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Route {
+    /// A revision this server speaks.
+    Known(Era),
+    /// A version this server does not speak: a body in the stateless envelope takes the modern
+    /// ladder (`-32022` with the supported versions); anything else answers `400` listing them.
+    Unknown(RoutingHeaders),
+}
+
 /// The legacy revisions: every revision spoken except the stateless one.
 fn legacy_revision(value: &str) -> Option<&'static str> {
     botmesh_mcp::PROTOCOL_REVISIONS
@@ -365,14 +375,14 @@ async fn post(
             "unsupported media type: Content-Type must be application/json",
         );
     }
-    let era = match header_str(headers, VERSION_HEADER).map(str::trim) {
-        None => Era::Legacy(None),
+    let route = match header_str(headers, VERSION_HEADER).map(str::trim) {
+        None => Route::Known(Era::Legacy(None)),
         Some(v) if v == botmesh_mcp::LATEST_PROTOCOL_REVISION => {
-            Era::Modern(RoutingHeaders::read(headers, v))
+            Route::Known(Era::Modern(RoutingHeaders::read(headers, v)))
         }
         Some(v) => match legacy_revision(v) {
-            Some(revision) => Era::Legacy(Some(revision)),
-            None => return unsupported_version(v),
+            Some(revision) => Route::Known(Era::Legacy(Some(revision))),
+            None => Route::Unknown(RoutingHeaders::read(headers, v)),
         },
     };
     let session_id = header_str(headers, SESSION_HEADER).map(str::to_owned);
@@ -403,6 +413,11 @@ async fn post(
         scopes: token.map(|t| t.scopes),
     };
     let large = body.len() > INLINE_BODY_LIMIT;
+    let era = match route {
+        Route::Known(era) => era,
+        Route::Unknown(routing) if crate::modern::carries_version(&message) => Era::Modern(routing),
+        Route::Unknown(routing) => return unsupported_version(routing.version()),
+    };
     match era {
         Era::Modern(routing) => {
             if message.is_array() {

@@ -107,7 +107,7 @@ pub(crate) fn dispatch(
             "instructions": INSTRUCTIONS,
         })),
         "tools/list" => server.tools_list(Revision::LATEST, &without_meta(&params)),
-        "tools/call" => server.tools_call(session, &params),
+        "tools/call" => server.tools_call(session, Revision::LATEST, &params),
         _ => Err(ErrorObject::new(
             codes::METHOD_NOT_FOUND,
             format!("method not found in revision {MODERN_REVISION}: {method}"),

@@ -199,7 +199,7 @@ impl McpServer {
             "initialize" => Ok(self.initialize(session, &params)),
             "ping" => Ok(json!({})),
             "tools/list" => self.tools_list(session.shape(), &params),
-            "tools/call" => self.tools_call(session, &params),
+            "tools/call" => self.tools_call(session, session.shape(), &params),
             "server/discover" => Err(crate::modern::missing_meta()),
             _ => Err(ErrorObject::new(
                 codes::METHOD_NOT_FOUND,
@@ -251,9 +251,11 @@ impl McpServer {
         Ok(list.clone())
     }
 
+    /// Calls a tool; the result is shaped for `revision` (the session's, or the stateless one's).
     pub(crate) fn tools_call(
         &self,
         session: &Session,
+        revision: Revision,
         params: &Map<String, Value>,
     ) -> Result<Value, ErrorObject> {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
@@ -268,7 +270,6 @@ impl McpServer {
             Some(Value::Object(arguments)) => arguments,
             Some(_) => return Err(invalid_params("tools/call \"arguments\" must be an object")),
         };
-        let revision = session.shape();
         let needed = tool.scope.as_str();
         if !session.allows(needed) {
             return Ok(error_result(format!(

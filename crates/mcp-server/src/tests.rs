@@ -603,3 +603,25 @@ fn the_example_validates_and_lints_clean() {
     assert_eq!(payload["valid"], true, "{payload}");
     assert_eq!(payload["diagnostics"], json!([]), "{payload}");
 }
+
+#[test]
+fn a_modern_call_is_fully_structured_whatever_the_legacy_session_negotiated() {
+    let input = [
+        init("2024-11-05", 1),
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{MODERN_META}}}}}"#),
+        call(3, "add", json!({"a": 1, "b": 2})),
+    ]
+    .join("\n");
+    let out = answers(test_server(), &input);
+    assert_eq!(out.len(), 3);
+    assert_eq!(
+        out[1]["result"]["structuredContent"]["sum"], 3.0,
+        "{}",
+        out[1]
+    );
+    assert_eq!(out[1]["result"]["resultType"], "complete");
+    assert!(
+        out[2]["result"].get("structuredContent").is_none(),
+        "the legacy call keeps 2024-11-05's shape"
+    );
+}

@@ -398,6 +398,24 @@ fn stateless_posts_must_repeat_the_body_in_their_routing_headers() {
         -32020,
         "headers are checked before the version"
     );
+    let reply = post(
+        &server,
+        &[
+            ("MCP-Protocol-Version", "v999"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "flow_digest"),
+        ],
+        &other_version,
+    );
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    assert_eq!(
+        reply.json()["error"]["code"],
+        -32022,
+        "an unknown version in the envelope"
+    );
+    assert_eq!(reply.json()["error"]["data"]["requested"], "v999");
+    assert_eq!(reply.json()["error"]["data"]["supported"][0], "2026-07-28");
+    assert_eq!(reply.json()["id"], 9);
     let mut ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
     ping["params"] = json!({ "_meta": meta("2026-07-28") });
     let reply = post(
