@@ -166,12 +166,19 @@ impl Root {
     }
 
     /// Reads a page listed by [`Root::scan`] (invalid UTF-8 is replaced).
+    ///
+    /// The path is resolved again at read time: a page swapped for a symlink leaving the root
+    /// after the scan is refused, not indexed.
     pub(crate) fn read_listed(&self, rel: &str) -> Result<String, Error> {
-        let path = self.dir.join(rel);
-        read_lossy(&path).map_err(|source| Error::Io {
+        let io_error = |source| Error::Io {
             path: rel.to_owned(),
             source,
-        })
+        };
+        let target = fs::canonicalize(self.dir.join(rel)).map_err(io_error)?;
+        if self.inside(&target).is_none() {
+            return Err(Error::EscapesRoot(rel.to_owned()));
+        }
+        read_lossy(&target).map_err(io_error)
     }
 
     /// Reads the page `asked` names, refusing anything that is not a

@@ -626,3 +626,27 @@ mod properties {
         }
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_listed_page_swapped_for_a_symlink_out_of_the_root_is_not_read() {
+    use std::os::unix::fs::symlink;
+    let tree = TempTree::new();
+    tree.write("guide/page.md", "# Page\n\ninside\n");
+    let outside = TempTree::new();
+    outside.write("secret.md", "# Secret\n\noutsidesecret\n");
+    let root = crate::root::Root::new(tree.path().to_path_buf()).unwrap();
+    assert_eq!(
+        root.read_listed("guide/page.md").unwrap(),
+        "# Page\n\ninside\n"
+    );
+    // Between the scan and the read, the page becomes a link to a file outside the root.
+    fs::remove_file(tree.path().join("guide/page.md")).unwrap();
+    symlink(
+        outside.path().join("secret.md"),
+        tree.path().join("guide/page.md"),
+    )
+    .unwrap();
+    let error = root.read_listed("guide/page.md").unwrap_err().to_string();
+    assert_eq!(error, "path must stay inside the docs root: guide/page.md");
+}

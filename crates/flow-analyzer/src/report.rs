@@ -173,6 +173,25 @@ fn needs_migration(document: &Value) -> Option<u64> {
     }
 }
 
+/// Text from a document (keys, values) or a file name on one line of the text report: control
+/// characters are written as escapes, so no finding can print a line that looks like another.
+fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().collect()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
 /// Renders the reports of every checked file (in the order given), ending with a newline.
 pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
     let mut counts = [0usize; 3];
@@ -191,11 +210,12 @@ pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
                 };
                 let _ = writeln!(
                     out,
-                    "{}: {}[{}] {path}: {}",
-                    finding.file,
+                    "{}: {}[{}] {}: {}",
+                    one_line(&finding.file),
                     finding.severity.as_str(),
                     finding.code,
-                    finding.message
+                    one_line(path),
+                    one_line(&finding.message)
                 );
             }
             let _ = writeln!(

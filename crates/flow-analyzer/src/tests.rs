@@ -719,3 +719,18 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn the_text_report_keeps_every_finding_on_one_line() {
+    let document: serde_json::Value = serde_json::json!({
+        "version": 2, "id": "a",
+        "steps": [{ "id": "x", "kind": "end", "bad\nz.json: info[fake] /x: all good": 1 }]
+    });
+    let report = crate::check_document("flow.json", &document, &[]);
+    let text = crate::render_report(&[report], crate::ReportFormat::Text);
+    assert!(
+        !text.lines().any(|line| line.starts_with("z.json")),
+        "{text}"
+    );
+    assert!(text.contains("\\n"), "{text}");
+}

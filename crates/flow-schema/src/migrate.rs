@@ -320,6 +320,7 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
         .collect();
     let mut tally = Tally::default();
     let mut notes = Vec::new();
+    let mut last_assigned = 0;
     for (index, step) in steps.iter_mut().enumerate() {
         let Value::Object(step) = step else {
             notes.push(format!(
@@ -330,10 +331,13 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
         };
         if !step.contains_key("id") {
             let wanted = format!("s{}", index + 1);
-            let mut number = index + 1;
+            // Every number from an earlier step's wanted id up to its assigned one is taken,
+            // so the search resumes after the last assignment: linear, not quadratic.
+            let mut number = (index + 1).max(last_assigned + 1);
             while taken.contains(&format!("s{number}")) {
                 number += 1;
             }
+            last_assigned = number;
             let id = format!("s{number}");
             let also = if id == wanted {
                 String::new()

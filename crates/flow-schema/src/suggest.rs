@@ -30,7 +30,17 @@ pub(crate) fn closest<'a>(
             continue;
         }
         let candidate_len = candidate.chars().count();
-        let distance = strsim::damerau_levenshtein(word, candidate);
+        let prefix = word_len >= 3 && candidate.starts_with(word);
+        // The edit distance is at least the length gap: skip the quadratic computation when it
+        // cannot come out at 2 or less (this keeps long or many words cheap).
+        if word_len.abs_diff(candidate_len) > 2 && !prefix {
+            continue;
+        }
+        let distance = if word_len.abs_diff(candidate_len) <= 2 {
+            strsim::damerau_levenshtein(word, candidate)
+        } else {
+            usize::MAX
+        };
         let close = distance <= 2 && distance * 3 <= word_len.max(candidate_len);
         // A prefix match ranks after every edit-distance match.
         let rank = if close {
@@ -45,6 +55,16 @@ pub(crate) fn closest<'a>(
         }
     }
     best.map(|(_, candidate)| candidate)
+}
+
+/// User text quoted in a message: at most 64 characters, cut at a character boundary with an
+/// ellipsis, so a message stays one short sentence whatever the document holds.
+pub(crate) fn short(text: &str) -> std::borrow::Cow<'_, str> {
+    const MAX: usize = 64;
+    match text.char_indices().nth(MAX) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..cut])),
+    }
 }
 
 /// Like [`closest`], but first maps old names (`type` → `kind`) when the new name is allowed.

@@ -45,7 +45,7 @@ use crate::limits::{
     MAX_VARIABLE_DESCRIPTION, MAX_VARIABLE_NAME, MAX_VARIABLES, MIN_DELAY_SECONDS, MIN_KEYWORDS,
     MIN_STEPS,
 };
-use crate::suggest::{closest, closest_property, did_you_mean};
+use crate::suggest::{closest, closest_property, did_you_mean, short};
 
 #[cfg(test)]
 mod tests;
@@ -457,7 +457,7 @@ impl<'d> Validator<'d> {
         unknown.sort_unstable();
         for key in unknown {
             let hint = did_you_mean(closest_property(key, allowed));
-            self.issue_at(key, format!("unknown property \"{key}\"{hint}"));
+            self.issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
         }
     }
 
@@ -560,7 +560,13 @@ impl<'d> Validator<'d> {
             return;
         };
         if !self.step_ids.contains_key(id) {
-            let hint = did_you_mean(closest(id, self.step_order.iter().copied()));
+            // Suggestions only for a document within the step limit: comparing every unknown
+            // reference with every id would grow with the square of an oversized document.
+            let hint = if self.step_order.len() <= crate::MAX_STEPS {
+                did_you_mean(closest(id, self.step_order.iter().copied()))
+            } else {
+                String::new()
+            };
             self.issue(format!("unknown step \"{id}\" in {key}{hint}"));
         }
     }
@@ -772,9 +778,12 @@ impl<'d> Validator<'d> {
             Some(k) if STEP_KINDS.contains(&k) => {}
             Some(k) => {
                 let message = match closest(k, STEP_KINDS) {
-                    Some(s) => format!("unknown step kind \"{k}\" (did you mean \"{s}\"?)"),
+                    Some(s) => {
+                        format!("unknown step kind \"{}\" (did you mean \"{s}\"?)", short(k))
+                    }
                     None => format!(
-                        "unknown step kind \"{k}\": must be one of {}",
+                        "unknown step kind \"{}\": must be one of {}",
+                        short(k),
                         quoted_list(&STEP_KINDS)
                     ),
                 };
@@ -794,7 +803,7 @@ impl<'d> Validator<'d> {
             unknown.sort_unstable();
             for key in unknown {
                 let hint = did_you_mean(closest_property(key, &["id", "kind", "next"]));
-                self.issue_at(key, format!("unknown property \"{key}\"{hint}"));
+                self.issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
             }
             return;
         };
@@ -853,7 +862,7 @@ impl<'d> Validator<'d> {
                 format!("\"{key}\" is not allowed on {article} {kind} step")
             } else {
                 let hint = did_you_mean(closest_property(key, fields));
-                format!("unknown property \"{key}\"{hint}")
+                format!("unknown property \"{}\"{hint}", short(key))
             };
             self.issue_at(key, message);
         }

@@ -441,3 +441,27 @@ fn collect_strings(value: &Value, out: &mut Vec<String>) {
         _ => {}
     }
 }
+
+#[test]
+fn generated_ids_skip_taken_ones_in_one_pass() {
+    // 3,000 steps without ids, then 3,000 that already use s1..s3000: the first group gets
+    // s3001.., in order, as the step-by-step search would give.
+    let mut steps: Vec<serde_json::Value> = (0..3000)
+        .map(|_| serde_json::json!({"type": "text", "message": "hola"}))
+        .collect();
+    steps
+        .extend((1..=3000).map(
+            |n| serde_json::json!({"id": format!("s{n}"), "type": "text", "message": "hola"}),
+        ));
+    let doc = serde_json::json!({"name": "Big", "steps": steps});
+    let migration = crate::migrate(&doc, 1).expect("migrates");
+    let ids: Vec<&str> = migration.document["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert_eq!(ids[0], "s3001");
+    assert_eq!(ids[2999], "s6000");
+    assert_eq!(ids[3000], "s1");
+}

@@ -519,3 +519,39 @@ fn the_example_fixture_is_the_example() {
         EXAMPLE_FLOW_DOCUMENT
     );
 }
+
+#[test]
+fn quoted_user_text_is_short_and_oversized_documents_get_no_suggestions() {
+    let long_kind = "k".repeat(5000);
+    let doc = json!({"version": 2, "id": "a", "steps": [{"id": "x", "kind": long_kind}]});
+    let issues = validate(&doc).issues;
+    assert!(
+        issues[0].message.chars().count() < 300,
+        "{}",
+        issues[0].message
+    );
+    assert!(issues[0].message.contains('…'));
+    // 2,000 steps (over the 500 limit), each pointing at an unknown step: one issue each, and
+    // no suggestion search across every id.
+    let steps: Vec<serde_json::Value> = (0..2000)
+        .map(
+            |i| json!({"id": format!("s{i}"), "kind": "end", "text": "x", "next": format!("t{i}")}),
+        )
+        .collect();
+    let doc = json!({"version": 2, "id": "a", "steps": steps});
+    let issues = validate(&doc).issues;
+    assert!(
+        issues
+            .iter()
+            .all(|issue| !issue.message.contains("did you mean") || !issue.path.ends_with("/next"))
+    );
+    let within: Vec<serde_json::Value> = vec![
+        json!({"id": "pay_now", "kind": "message", "text": "x", "next": "pay_nw"}),
+        json!({"id": "b", "kind": "end"}),
+    ];
+    let doc = json!({"version": 2, "id": "a", "steps": within});
+    assert_eq!(
+        validate(&doc).issues[0].message,
+        "unknown step \"pay_nw\" in next (did you mean \"pay_now\"?)"
+    );
+}
