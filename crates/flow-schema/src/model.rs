@@ -110,8 +110,9 @@ pub enum MatchMode {
 pub enum Variable {
     /// A string variable.
     String {
-        /// The initial value.
+        /// The initial value (at least 1 character).
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1))]
         default: Option<String>,
         /// What the variable holds.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -340,7 +341,7 @@ pub enum Step {
         /// The variable written.
         #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
         var: String,
-        /// The value: a string (may contain placeholders), a number, a boolean or null.
+        /// The value: a non-empty string (may contain placeholders), a number, a boolean or null.
         value: Scalar,
         /// The step that follows.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -599,7 +600,8 @@ pub enum Comparison {
         /// The variable read.
         #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
         var: String,
-        /// The string looked for.
+        /// The string looked for (at least 1 character).
+        #[schemars(length(min = 1))]
         value: String,
     },
     /// The variable's text starts with a string.
@@ -607,7 +609,8 @@ pub enum Comparison {
         /// The variable read.
         #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
         var: String,
-        /// The prefix.
+        /// The prefix (at least 1 character).
+        #[schemars(length(min = 1))]
         value: String,
     },
     /// The variable's text matches a regular expression (RE2 syntax).
@@ -636,7 +639,7 @@ pub enum Comparison {
     },
 }
 
-/// A JSON scalar: string, number, boolean or null.
+/// A JSON scalar: string (at least 1 character), number, boolean or null.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Scalar {
@@ -646,8 +649,8 @@ pub enum Scalar {
     Bool(bool),
     /// A number.
     Number(serde_json::Number),
-    /// A string.
-    String(String),
+    /// A string of at least 1 character.
+    String(#[schemars(length(min = 1))] String),
 }
 
 /// Integers written as any JSON number without a fractional part (`2`, `2.0`, `2e0`).

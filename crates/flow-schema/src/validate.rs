@@ -8,13 +8,14 @@
 //! targets that exist, built-ins not written) is checked in the same pass, after a first pass
 //! that collects the step ids.
 //!
+//! As the specification's settled details say, every string has at least 1 character unless a
+//! range says otherwise, values included: `set.value`, a string variable's `default`, and the
+//! `value` of `eq`, `ne`, `contains`, `startsWith` and the elements of `in` are never empty
+//! strings.
+//!
 //! Choices where the specification is silent:
-//! - Values that the bot stores or compares may be empty strings: `set.value`, a string
-//!   variable's `default`, and the `value` of `eq`, `ne`, `contains`, `startsWith` and `in`.
-//!   Every other string (texts, titles, names, `$schema`, `pattern`, `matches`) has at least 1
-//!   character.
-//! - Optional properties are left out, never `null` (`null` is only a value: `set.value`,
-//!   `eq`/`ne`/`in` values).
+//! - Optional properties are left out, never `null` (`null` is only a value: `set.value`, which
+//!   is how `set` clears a variable, and `eq`/`ne`/`in` values, which match an unset variable).
 //! - `trigger.keywords` is optional (a `fallback` trigger needs none); `template.parameters`,
 //!   `buttons`/`list` `header` and `footer` are optional.
 //! - `media.url` is `https://` followed by at least one character, none of them white space
@@ -512,6 +513,13 @@ impl<'d> Validator<'d> {
         s
     }
 
+    /// A value that may be of another type, but when it is a string, has at least 1 character.
+    fn non_empty_if_string(&mut self, value: &'d Value) {
+        if value.is_string() {
+            self.text(value, 1, usize::MAX);
+        }
+    }
+
     fn name(&mut self, value: &'d Value, shape: Shape) -> Option<&'d str> {
         match value.as_str() {
             Some(s) if shape.matches(s) => Some(s),
@@ -747,6 +755,8 @@ impl<'d> Validator<'d> {
                     "must be a {} (the declared type)",
                     kind.unwrap_or_default()
                 ));
+            } else if kind == Some("string") {
+                v.non_empty_if_string(value);
             }
         });
         self.field(object, "description", |v, value| {
@@ -1134,14 +1144,22 @@ impl<'d> Validator<'d> {
         });
         self.field(object, "value", |v, value| match op {
             Some("exists") => v.issue("\"value\" is not allowed with op \"exists\"".to_owned()),
-            Some("eq" | "ne") if !is_scalar(value) => {
-                v.issue("must be a string, number, boolean or null".to_owned());
+            Some("eq" | "ne") => {
+                if is_scalar(value) {
+                    v.non_empty_if_string(value);
+                } else {
+                    v.issue("must be a string, number, boolean or null".to_owned());
+                }
             }
             Some("lt" | "lte" | "gt" | "gte") if !value.is_number() => {
                 v.issue("must be a number".to_owned());
             }
-            Some("contains" | "startsWith") if !value.is_string() => {
-                v.issue("must be a string".to_owned());
+            Some("contains" | "startsWith") => {
+                if value.is_string() {
+                    v.non_empty_if_string(value);
+                } else {
+                    v.issue("must be a string".to_owned());
+                }
             }
             Some("matches") => {
                 if let Some(pattern) = v.text(value, 1, usize::MAX) {
@@ -1157,6 +1175,10 @@ impl<'d> Validator<'d> {
                         "must be an array of 1-{MAX_IN_VALUES} strings, numbers, booleans or nulls"
                     ));
                 }
+                // Still check the elements: each empty string is reported.
+                if let Some(items) = value.as_array() {
+                    v.each(items, |v, _, item| v.non_empty_if_string(item));
+                }
             }
             _ => {}
         });
@@ -1166,7 +1188,9 @@ impl<'d> Validator<'d> {
     fn set(&mut self, object: &'d Map<String, Value>) {
         self.field(object, "var", Self::variable_write);
         self.field(object, "value", |v, value| {
-            if !is_scalar(value) {
+            if is_scalar(value) {
+                v.non_empty_if_string(value);
+            } else {
                 v.issue("must be a string, number, boolean or null".to_owned());
             }
         });

@@ -66,7 +66,7 @@ fn condition(rng: &mut Rng, depth: usize) -> Value {
     match rng.below(11) {
         0 => json!({ "var": var, "op": "exists" }),
         1 => {
-            json!({ "var": var, "op": "eq", "value": rng.pick(&[json!(null), json!(1), json!("x"), json!(true), json!("")]).clone() })
+            json!({ "var": var, "op": "eq", "value": rng.pick(&[json!(null), json!(1), json!("x"), json!(true), json!("é")]).clone() })
         }
         2 => json!({ "var": var, "op": "ne", "value": "no" }),
         3 => json!({ "var": var, "op": "lt", "value": 18 }),
@@ -210,7 +210,7 @@ fn step(rng: &mut Rng, kind: &str, i: usize, count: usize) -> Value {
                 "value".into(),
                 rng.pick(&[
                     json!(null),
-                    json!(""),
+                    json!("😀"),
                     json!("{{name}}"),
                     json!(3.5),
                     json!(false),
@@ -290,7 +290,7 @@ fn document(rng: &mut Rng) -> Value {
     let trigger = json!({ "keywords": ["pizza", "hola"], "match": rng.pick(&["exact", "contains", "startsWith"]), "fallback": false });
     maybe(rng, &mut d, "trigger", trigger);
     let variables = json!({
-        "name": { "type": "string", "default": "", "description": text(rng, 1, 200) },
+        "name": { "type": "string", "default": "x", "description": text(rng, 1, 200) },
         "total": { "type": "number", "default": 0 },
         "vip": { "type": "boolean" },
     });
@@ -433,6 +433,9 @@ fn edge_values(key: &str) -> Vec<Value> {
             json!([1]),
             json!(["a", [1]]),
             json!(""),
+            json!(["a", ""]),
+            json!([""]),
+            json!("é"),
             json!({}),
             json!(true),
             copies(json!(1), 50),
@@ -884,6 +887,50 @@ fn schema_and_validate_agree_on_generated_documents() {
         valid > DOCUMENTS / 4 && valid < DOCUMENTS * 3 / 4,
         "valid: {valid}"
     );
+}
+
+/// Spec §3: value strings have at least 1 character; the schema and `validate` both reject an
+/// empty one in each place and both accept a one-character one (`null` where it is a value).
+#[test]
+fn schema_and_validate_agree_on_empty_value_strings() {
+    let checker = jsonschema::draft202012::new(&json_schema()).expect("the schema compiles");
+    let place = |value: Value| -> Vec<(&str, Value)> {
+        let when = |op: &str, value: &Value| {
+            json!({ "version": 2, "id": "a", "steps": [
+                { "id": "b", "kind": "branch", "cases": [{ "when": { "var": "x", "op": op, "value": value }, "next": "e" }] },
+                { "id": "e", "kind": "end" },
+            ] })
+        };
+        vec![
+            (
+                "/steps/0/value",
+                json!({ "version": 2, "id": "a", "steps": [{ "id": "s", "kind": "set", "var": "x", "value": value }] }),
+            ),
+            (
+                "/variables/x/default",
+                json!({ "version": 2, "id": "a", "variables": { "x": { "type": "string", "default": value } }, "steps": [{ "id": "e", "kind": "end" }] }),
+            ),
+            ("/steps/0/cases/0/when/value", when("eq", &value)),
+            ("/steps/0/cases/0/when/value", when("ne", &value)),
+            ("/steps/0/cases/0/when/value", when("contains", &value)),
+            ("/steps/0/cases/0/when/value", when("startsWith", &value)),
+            (
+                "/steps/0/cases/0/when/value/1",
+                when("in", &json!([1, value])),
+            ),
+        ]
+    };
+    for (path, document) in place(json!("")) {
+        assert!(!checker.is_valid(&document), "schema accepts {document}");
+        let issues = validate(&document).issues;
+        assert_eq!(issues.len(), 1, "{issues:?}");
+        assert_eq!(issues[0].path, path);
+        assert_eq!(issues[0].message, "must be a non-empty string");
+    }
+    for (_, document) in place(json!("é")) {
+        assert!(checker.is_valid(&document), "schema rejects {document}");
+        assert_eq!(validate(&document).issues, [], "{document}");
+    }
 }
 
 #[test]

@@ -384,6 +384,63 @@ fn conditions() {
     );
 }
 
+/// Spec §3: every string has at least 1 character, values included (`set.value`, a string
+/// variable's `default`, the `value` of `eq`, `ne`, `contains`, `startsWith` and the elements
+/// of `in`); one character, `null`, numbers and booleans are still fine.
+#[test]
+fn value_strings_are_not_empty() {
+    let case = |when: Value| json!({ "when": when, "next": "end" });
+    let variables = json!({
+        "name": { "type": "string", "default": "" },
+        "nick": { "type": "string", "default": "é" },
+        "age": { "type": "number", "default": 0 },
+    });
+    let mut document = with_steps(json!([
+        { "id": "s1", "kind": "set", "var": "name", "value": "" },
+        { "id": "s2", "kind": "set", "var": "name", "value": "😀" },
+        { "id": "s3", "kind": "set", "var": "name", "value": null },
+        { "id": "b1", "kind": "branch", "cases": [
+            case(json!({ "var": "name", "op": "eq", "value": "" })),
+            case(json!({ "var": "name", "op": "ne", "value": "" })),
+            case(json!({ "var": "name", "op": "contains", "value": "" })),
+            case(json!({ "var": "name", "op": "startsWith", "value": "" })),
+            case(json!({ "var": "name", "op": "in", "value": ["a", "", 1, null, ""] })),
+            case(json!({ "var": "name", "op": "in", "value": [[""], ""] })),
+            case(json!({ "any": [{ "not": { "var": "name", "op": "eq", "value": "" } }] })),
+            case(json!({ "var": "name", "op": "eq", "value": "x" })),
+            case(json!({ "var": "name", "op": "ne", "value": null })),
+            case(json!({ "var": "name", "op": "contains", "value": "x" })),
+            case(json!({ "var": "name", "op": "startsWith", "value": "+" })),
+            case(json!({ "var": "name", "op": "in", "value": ["x", 0, false, null] })),
+        ] },
+        { "id": "end", "kind": "end" },
+    ]));
+    document["variables"] = variables;
+    check(
+        document,
+        expect![[r#"
+            /variables/name/default: must be a non-empty string
+            /steps/0/value: must be a non-empty string
+            /steps/3/cases/0/when/value: must be a non-empty string
+            /steps/3/cases/1/when/value: must be a non-empty string
+            /steps/3/cases/2/when/value: must be a non-empty string
+            /steps/3/cases/3/when/value: must be a non-empty string
+            /steps/3/cases/4/when/value/1: must be a non-empty string
+            /steps/3/cases/4/when/value/4: must be a non-empty string
+            /steps/3/cases/5/when/value: must be an array of 1-50 strings, numbers, booleans or nulls
+            /steps/3/cases/5/when/value/1: must be a non-empty string
+            /steps/3/cases/6/when/any/0/not/value: must be a non-empty string
+        "#]],
+    );
+    // An empty default of a number variable is one issue: the type.
+    check(
+        json!({ "version": 2, "id": "a", "variables": { "n": { "type": "number", "default": "" } }, "steps": [{ "id": "a", "kind": "end" }] }),
+        expect![[r#"
+            /variables/n/default: must be a number (the declared type)
+        "#]],
+    );
+}
+
 /// `test_data/flows/v2-valid/*.json` validate; each `v2-invalid/NAME.json` has exactly the
 /// issues written in `v2-invalid/NAME.issues.txt` (rewritten with `UPDATE_EXPECT=1`).
 #[test]
