@@ -13,8 +13,9 @@ use serde_json::Value;
 
 pub(crate) const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
 pub(crate) const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
-const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
-const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+use botmesh_mcp::internal::meta::{
+    CLIENT_CAPABILITIES as CAPABILITIES_KEY, PROTOCOL_VERSION as VERSION_KEY,
+};
 
 /// The routing headers of one POST, read before its body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,15 +99,6 @@ fn single(values: &[HeaderValue], name: &str) -> Result<Option<String>, String> 
             .ok_or_else(|| format!("the {name} header is malformed")),
         _ => Err(format!("the {name} header is sent more than once")),
     }
-}
-
-/// True when a message (object) carries a protocol version in `params._meta`.
-pub(crate) fn carries_version(message: &Value) -> bool {
-    message
-        .get("params")
-        .and_then(|params| params.get("_meta"))
-        .and_then(Value::as_object)
-        .is_some_and(|meta| meta.contains_key(VERSION_KEY))
 }
 
 /// A header value: trimmed of optional whitespace, `=?base64?…?=` decoded as UTF-8.

@@ -415,7 +415,11 @@ async fn post(
     let large = body.len() > INLINE_BODY_LIMIT;
     let era = match route {
         Route::Known(era) => era,
-        Route::Unknown(routing) if crate::modern::carries_version(&message) => Era::Modern(routing),
+        Route::Unknown(routing)
+            if botmesh_mcp::internal::carries_version(message.get("params")) =>
+        {
+            Era::Modern(routing)
+        }
         Route::Unknown(routing) => return unsupported_version(routing.version()),
     };
     match era {

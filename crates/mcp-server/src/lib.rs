@@ -57,6 +57,8 @@ pub mod internal {
     pub use crate::catalogue::{
         Catalogue, Handler, Scope, Tool, ToolContext, ToolError, ToolOutput,
     };
+    pub use crate::modern::carries_version;
+    pub use crate::protocol::meta;
     pub use crate::server::Session;
     pub use crate::tools::builtin_tool_names;
     pub use botmesh_docs_search as docs_search;

@@ -21,7 +21,7 @@ pub(crate) const MODERN_REVISION: &str = "2026-07-28";
 
 /// True when `params._meta` names a protocol version (the mark of a modern request; a bare
 /// `_meta` is not enough, legacy requests put `progressToken` there).
-pub(crate) fn carries_version(params: Option<&Value>) -> bool {
+pub fn carries_version(params: Option<&Value>) -> bool {
     params
         .and_then(|params| params.get("_meta"))
         .and_then(Value::as_object)

@@ -27,13 +27,13 @@ pub const LATEST_PROTOCOL_REVISION: &str = "2026-07-28";
 pub const LATEST_INITIALIZE_REVISION: &str = "2025-11-25";
 
 /// The stateless revision's `_meta` keys.
-pub(crate) mod meta {
+pub mod meta {
     /// The protocol version of one request.
-    pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+    pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
     /// The client capabilities of one request.
-    pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+    pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
     /// The server identity on results.
-    pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+    pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 }
 
 /// How long a client may cache `server/discover` and `tools/list` (the list never changes while
