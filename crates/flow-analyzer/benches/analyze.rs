@@ -4,7 +4,8 @@
 //! subflows of 500 steps each. A hand-rolled loop: prints the median and minimum wall time,
 //! the mean CPU time per run (robust on a shared machine) and the time per step.
 //!
-//! Run: `cargo bench -p botmesh-flow-analyzer --bench analyze`.
+//! Run: `cargo bench -p botmesh-flow-analyzer --bench analyze`; a further argument runs only
+//! the benchmarks whose name contains it (e.g. `-- 5x500: describe` for a profile).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -127,18 +128,23 @@ fn report(name: &str, steps: usize, m: &Measured) {
     );
 }
 
+/// Runs `f` and reports it, when `name` contains the filter (or there is none).
+fn bench(filter: Option<&str>, name: &str, steps: usize, f: impl FnMut()) {
+    if filter.is_none_or(|filter| name.contains(filter)) {
+        report(name, steps, &measure(f, Duration::from_secs(3)));
+    }
+}
+
 fn main() {
-    let budget = Duration::from_secs(3);
+    // `cargo bench` passes `--bench`; the first other argument filters by name.
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    let filter = filter.as_deref();
     let example: Value = serde_json::from_str(botmesh_flow_schema::EXAMPLE_FLOW_DOCUMENT)
         .expect("the example document is JSON");
     let example_steps = example["steps"].as_array().map_or(0, Vec::len);
-    let measured = measure(
-        || {
-            black_box(analyze(&example, &[], Format::Mermaid, Direction::TD));
-        },
-        budget,
-    );
-    report("example: analyze", example_steps, &measured);
+    bench(filter, "example: analyze", example_steps, || {
+        black_box(analyze(&example, &[], Format::Mermaid, Direction::TD));
+    });
     for subflows in [0, 1, 5, 20] {
         let (document, subs) = set_with(subflows);
         let refs: Vec<&Value> = std::iter::once(&document).chain(&subs).collect();
@@ -150,43 +156,20 @@ fn main() {
             "generated set invalid: {:?}",
             analysis.issues.first()
         );
-        let measured = measure(
-            || {
-                let graph = describe(&refs);
-                black_box(lint(&refs));
-                black_box(render_mermaid(&graph, Direction::TD));
-            },
-            budget,
-        );
-        report(
-            &format!("500+{subflows}x500: describe+lint+render"),
-            steps,
-            &measured,
-        );
-        let measured = measure(
-            || {
-                black_box(analyze(&document, &subs, Format::Mermaid, Direction::TD));
-            },
-            budget,
-        );
-        report(
-            &format!("500+{subflows}x500: analyze (mermaid)"),
-            steps,
-            &measured,
-        );
+        let name = |what: &str| format!("500+{subflows}x500: {what}");
+        bench(filter, &name("describe+lint+render"), steps, || {
+            let graph = describe(&refs);
+            black_box(lint(&refs));
+            black_box(render_mermaid(&graph, Direction::TD));
+        });
+        bench(filter, &name("analyze (mermaid)"), steps, || {
+            black_box(analyze(&document, &subs, Format::Mermaid, Direction::TD));
+        });
         // The share of `analyze` that is flow-schema's validation of every document.
-        let measured = measure(
-            || {
-                for doc in &refs {
-                    black_box(botmesh_flow_schema::validate(doc));
-                }
-            },
-            budget,
-        );
-        report(
-            &format!("500+{subflows}x500: of which validate"),
-            steps,
-            &measured,
-        );
+        bench(filter, &name("of which validate"), steps, || {
+            for doc in &refs {
+                black_box(botmesh_flow_schema::validate(doc));
+            }
+        });
     }
 }
