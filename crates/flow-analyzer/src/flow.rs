@@ -6,6 +6,7 @@
 use crate::fxhash::FxHashMap;
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use serde_json::Value;
 
@@ -73,6 +74,26 @@ impl Kind {
         }
     }
 
+    /// The keys read after compiling a step of this kind (labels, variables, lint), at most
+    /// [`SLOTS`]. `id`, `kind`, `next`, `default` and `onFail` are only read while compiling.
+    fn kept(self) -> &'static [Key] {
+        match self {
+            Self::Message | Self::End => &[Key::Text],
+            Self::Media => &[Key::Caption, Key::Filename, Key::Media],
+            Self::Buttons => &[Key::Text, Key::Buttons],
+            Self::List => &[Key::Text, Key::Sections],
+            Self::Template => &[Key::Name, Key::Parameters],
+            Self::Location => &[Key::Name, Key::Address, Key::Latitude, Key::Longitude],
+            Self::Ask => &[Key::Text, Key::Save],
+            Self::Branch => &[Key::Cases],
+            Self::Set => &[Key::Var, Key::Value],
+            Self::Delay => &[Key::Seconds, Key::Typing],
+            Self::Action => &[Key::Handler, Key::Save],
+            Self::Subflow => &[Key::Flow],
+            Self::Handoff => &[Key::Text, Key::Queue],
+        }
+    }
+
     /// Steps that wait for the user's answer.
     pub(crate) fn waits(self) -> bool {
         matches!(self, Self::Buttons | Self::List | Self::Ask)
@@ -117,20 +138,30 @@ pub(crate) struct LocalEdge<'a> {
     pub(crate) label: Option<Label<'a>>,
 }
 
+/// How many keys a step keeps after compiling (see [`Kind::kept`]).
+const SLOTS: usize = 4;
+
 /// One step of a compiled flow.
+///
+/// Kept small (about 70 bytes): the analyzer walks every step several times, and on large sets
+/// it is bound by memory traffic. Only the keys read after compiling are kept, in slots chosen
+/// by the kind, and the edges live in one vector per flow ([`Flow::edges`]).
 #[derive(Debug)]
 pub(crate) struct Step<'a> {
     pub(crate) id: &'a str,
     pub(crate) kind: Kind,
     pub(crate) value: &'a Value,
-    pub(crate) edges: Vec<LocalEdge<'a>>,
-    fields: [Option<&'a Value>; KEY_COUNT],
+    /// This step's edges: a range of [`Flow::edges`].
+    edges: Range<usize>,
+    /// The values of `kind.kept()`, in that order.
+    slots: [Option<&'a Value>; SLOTS],
 }
 
 impl<'a> Step<'a> {
-    /// The value of a key of the step.
+    /// The value of a key of the step; `None` for a key its kind does not keep.
     pub(crate) fn field(&self, key: Key) -> Option<&'a Value> {
-        self.fields[key as usize]
+        let slot = self.kind.kept().iter().position(|&k| k == key)?;
+        self.slots[slot]
     }
 
     pub(crate) fn str_field(&self, key: Key) -> Option<&'a str> {
@@ -145,8 +176,8 @@ impl<'a> Step<'a> {
 }
 
 /// The step keys the analyzer reads. They are gathered in one pass over each step's object,
-/// and every later lookup is an array index instead of a search of the JSON map (on large sets
-/// the analyzer is bound by memory traffic).
+/// and every later lookup is a slot of the [`Step`] instead of a search of the JSON map (on
+/// large sets the analyzer is bound by memory traffic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Key {
     Id,
@@ -265,8 +296,20 @@ pub(crate) struct Flow<'a> {
     pub(crate) id: &'a str,
     pub(crate) document: &'a Value,
     pub(crate) steps: Vec<Step<'a>>,
+    /// The edges of every step, ordered by step (see [`Flow::edges`]).
+    edges: Vec<LocalEdge<'a>>,
     /// True when some step has an edge to [`Target::End`].
     pub(crate) falls_off: bool,
+}
+
+impl<'a> Flow<'a> {
+    /// The edges of step `step`, in button, row or case order.
+    pub(crate) fn edges(&self, step: usize) -> &[LocalEdge<'a>] {
+        self.steps
+            .get(step)
+            .and_then(|s| self.edges.get(s.edges.clone()))
+            .unwrap_or(&[])
+    }
 }
 
 /// A compiled set: the entry document first, then the subflows in order.
@@ -280,11 +323,15 @@ pub(crate) struct FlowSet<'a> {
 
 impl<'a> FlowSet<'a> {
     pub(crate) fn compile(documents: &[&'a Value]) -> Self {
-        let flows: Vec<Flow<'a>> = documents.iter().map(|d| compile_flow(d)).collect();
-        let uses = flows.iter().map(crate::vars::collect).collect();
-        let mut by_id = FxHashMap::default();
-        for (index, flow) in flows.iter().enumerate() {
+        let mut flows = Vec::with_capacity(documents.len());
+        let mut uses = Vec::with_capacity(documents.len());
+        let mut by_id = FxHashMap::with_capacity_and_hasher(documents.len(), Default::default());
+        for (index, document) in documents.iter().enumerate() {
+            let flow = compile_flow(document);
+            // Collect the variable uses while the flow's JSON is still in cache.
+            uses.push(crate::vars::collect(&flow));
             by_id.entry(flow.id).or_insert(index);
+            flows.push(flow);
         }
         Self { flows, uses, by_id }
     }
@@ -303,6 +350,13 @@ impl<'a> FlowSet<'a> {
     }
 }
 
+/// The keys of a step that only compiling reads: where its edges go.
+struct Jumps<'a> {
+    next: Option<&'a Value>,
+    default: Option<&'a Value>,
+    on_fail: Option<&'a Value>,
+}
+
 fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
     let id = document.get("id").and_then(Value::as_str).unwrap_or("");
     let raw: &[Value] = document
@@ -312,6 +366,7 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
     let mut index: FxHashMap<&str, usize> =
         FxHashMap::with_capacity_and_hasher(raw.len(), Default::default());
     let mut steps = Vec::with_capacity(raw.len());
+    let mut jumps = Vec::with_capacity(raw.len());
     for (position, value) in raw.iter().enumerate() {
         let fields = gather(value);
         let step_id = fields[Key::Id as usize]
@@ -322,12 +377,21 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
             .and_then(Value::as_str)
             .and_then(Kind::parse)
             .unwrap_or(Kind::Message);
+        let mut slots = [None; SLOTS];
+        for (slot, key) in slots.iter_mut().zip(kind.kept()) {
+            *slot = fields[*key as usize];
+        }
         steps.push(Step {
             id: step_id,
             kind,
             value,
-            edges: Vec::new(),
-            fields,
+            edges: 0..0,
+            slots,
+        });
+        jumps.push(Jumps {
+            next: fields[Key::Next as usize],
+            default: fields[Key::Default as usize],
+            on_fail: fields[Key::OnFail as usize],
         });
     }
     let count = steps.len();
@@ -335,18 +399,19 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
         let name = name?.as_str()?;
         index.get(name).map(|&i| Target::Step(i))
     };
-    let mut falls_off = false;
-    for (position, step) in steps.iter_mut().enumerate() {
+    // Most steps have one or two edges.
+    let mut edges = Vec::with_capacity(count * 2);
+    for (position, (step, jump)) in steps.iter_mut().zip(&jumps).enumerate() {
         let following = if position + 1 < count {
             Target::Step(position + 1)
         } else {
             Target::End
         };
-        let successor = match step.field(Key::Next) {
+        let successor = match jump.next {
             Some(next) => resolve(Some(next)),
             None => Some(following),
         };
-        let mut edges = Vec::new();
+        let start = edges.len();
         let mut push = |to: Option<Target>, kind: EdgeKind, label: Option<Label<'a>>| {
             if let Some(to) = to {
                 edges.push(LocalEdge { to, kind, label });
@@ -378,7 +443,7 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
                     let label = case.get("when").map(Label::Condition);
                     push(resolve(case.get("next")), EdgeKind::Case, label);
                 }
-                let to = match step.field(Key::Default) {
+                let to = match jump.default {
                     Some(default) => resolve(Some(default)),
                     None => Some(following),
                 };
@@ -386,10 +451,9 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
             }
             Kind::Ask => {
                 push(successor, EdgeKind::Next, None);
-                if step.field(Key::OnFail).is_some() {
-                    let to = resolve(step.field(Key::OnFail));
+                if jump.on_fail.is_some() {
                     push(
-                        to,
+                        resolve(jump.on_fail),
                         EdgeKind::RetryExhausted,
                         Some(Label::Fixed("retries exhausted")),
                     );
@@ -399,13 +463,14 @@ fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
             Kind::Handoff | Kind::End => {}
             _ => push(successor, EdgeKind::Next, None),
         }
-        falls_off |= edges.iter().any(|e| e.to == Target::End);
-        step.edges = edges;
+        step.edges = start..edges.len();
     }
+    let falls_off = edges.iter().any(|e| e.to == Target::End);
     Flow {
         id,
         document,
         steps,
+        edges,
         falls_off,
     }
 }
@@ -467,6 +532,36 @@ pub(crate) fn step_label<'a>(step: &Step<'a>) -> Cow<'a, str> {
 mod tests {
     use super::*;
 
+    const ALL_KINDS: [Kind; 14] = [
+        Kind::Message,
+        Kind::Media,
+        Kind::Buttons,
+        Kind::List,
+        Kind::Template,
+        Kind::Location,
+        Kind::Ask,
+        Kind::Branch,
+        Kind::Set,
+        Kind::Delay,
+        Kind::Action,
+        Kind::Subflow,
+        Kind::Handoff,
+        Kind::End,
+    ];
+
+    #[test]
+    fn kinds_parse_back_and_keep_the_keys_their_labels_read() {
+        for kind in ALL_KINDS {
+            assert_eq!(Kind::parse(kind.as_str()), Some(kind));
+        }
+        let step = serde_json::json!({"id": "s", "kind": "location", "latitude": 1, "longitude": 2, "text": "x"});
+        let document = serde_json::json!({"id": "f", "steps": [step]});
+        let flow = compile_flow(&document);
+        assert_eq!(step_label(&flow.steps[0]), "1, 2");
+        // `text` is not a location key: it is not kept.
+        assert_eq!(flow.steps[0].field(Key::Text), None);
+    }
+
     #[test]
     fn every_key_parses_back_and_nothing_else_does() {
         let all = [
@@ -500,6 +595,13 @@ mod tests {
         for (i, key) in all.iter().enumerate() {
             assert_eq!(*key as usize, i);
             assert_eq!(Key::parse(key.as_str()), Some(*key));
+        }
+        for kind in ALL_KINDS {
+            let kept = kind.kept();
+            assert!(kept.len() <= SLOTS, "{kind:?}");
+            for (i, key) in kept.iter().enumerate() {
+                assert!(!kept[..i].contains(key), "{kind:?} keeps {key:?} twice");
+            }
         }
         for other in [
             "", "nexts", "nam", "Next", "type", "onfail", "vars", "kinds", "idx",

@@ -159,7 +159,7 @@ pub(crate) fn describe_set<'a>(set: &FlowSet<'a>) -> Graph<'a> {
         }
         let mut edges = Vec::new();
         let mut calls: Vec<&str> = Vec::new();
-        for step in &flow.steps {
+        for (position, step) in flow.steps.iter().enumerate() {
             if step.kind == crate::flow::Kind::Subflow {
                 if let Some(called) = step.str_field(Key::Flow)
                     && !calls.contains(&called)
@@ -178,7 +178,7 @@ pub(crate) fn describe_set<'a>(set: &FlowSet<'a>) -> Graph<'a> {
                     });
                 }
             }
-            for edge in &step.edges {
+            for edge in flow.edges(position) {
                 edges.push(Edge {
                     from: step.id,
                     to: id_of(edge.to),

@@ -231,10 +231,9 @@ pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
 
 /// Intra-flow successors of every step (edges to `(end)` left out).
 fn successors(flow: &Flow<'_>) -> Vec<Vec<usize>> {
-    flow.steps
-        .iter()
+    (0..flow.steps.len())
         .map(|step| {
-            step.edges
+            flow.edges(step)
                 .iter()
                 .filter_map(|e| match e.to {
                     Target::Step(i) => Some(i),
@@ -354,7 +353,7 @@ fn can_finish_without_waiting(set: &FlowSet<'_>, index: usize, finishes: &[bool]
         if !passes(flow, set, step, finishes) {
             continue;
         }
-        for edge in &flow.steps[step].edges {
+        for edge in flow.edges(step) {
             match edge.to {
                 Target::End => return true,
                 Target::Step(next) => {
@@ -423,7 +422,7 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
                     step.id
                 ),
             );
-        } else if step.edges.iter().any(|e| e.to == Target::End) {
+        } else if flow.edges(i).iter().any(|e| e.to == Target::End) {
             sink.push(
                 index,
                 Some(i),
