@@ -1,5 +1,7 @@
 //! Text helpers: `{{placeholder}}` scanning, condition summaries, shortening and JSON Pointers.
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 /// Names every flow may read without writing them (spec §1).
@@ -50,31 +52,47 @@ pub(crate) fn find_pair(text: &str, from: usize, pair: [u8; 2]) -> Option<usize>
 ///
 /// A placeholder opens at `{{` and closes at the first `}}` after it; the inside must be a
 /// variable name exactly (no spaces). An unclosed `{{` ends the scan.
-pub(crate) fn placeholders(text: &str) -> Vec<Placeholder<'_>> {
-    let mut found = Vec::new();
-    let mut rest = 0;
-    while let Some(start) = find_pair(text, rest, *b"{{") {
-        let inner_start = start + 2;
-        match find_pair(text, inner_start, *b"}}") {
-            None => {
-                found.push(Placeholder::Unclosed(text[..start].chars().count()));
-                break;
-            }
-            Some(end) => {
-                let close = end - inner_start;
-                let inner = &text[inner_start..inner_start + close];
-                found.push(if inner.is_empty() {
-                    Placeholder::Empty
-                } else if is_variable_name(inner) {
-                    Placeholder::Name(inner)
-                } else {
-                    Placeholder::Invalid(inner)
-                });
-                rest = inner_start + close + 2;
-            }
-        }
+pub(crate) fn placeholders(text: &str) -> Placeholders<'_> {
+    Placeholders {
+        text,
+        rest: 0,
+        done: false,
     }
-    found
+}
+
+/// The iterator of [`placeholders`] (no vector per text).
+pub(crate) struct Placeholders<'t> {
+    text: &'t str,
+    /// Where the scan resumes.
+    rest: usize,
+    /// Set after an unclosed `{{`.
+    done: bool,
+}
+
+impl<'t> Iterator for Placeholders<'t> {
+    type Item = Placeholder<'t>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let text = self.text;
+        let start = find_pair(text, self.rest, *b"{{")?;
+        let inner_start = start + 2;
+        let Some(end) = find_pair(text, inner_start, *b"}}") else {
+            self.done = true;
+            return Some(Placeholder::Unclosed(text[..start].chars().count()));
+        };
+        self.rest = end + 2;
+        let inner = &text[inner_start..end];
+        Some(if inner.is_empty() {
+            Placeholder::Empty
+        } else if is_variable_name(inner) {
+            Placeholder::Name(inner)
+        } else {
+            Placeholder::Invalid(inner)
+        })
+    }
 }
 
 /// Escapes one JSON Pointer reference token (RFC 6901).
@@ -84,43 +102,83 @@ pub(crate) fn pointer_token(token: &str) -> String {
 
 /// A compact rendering of a scalar or array value: strings quoted, the rest as JSON.
 pub(crate) fn value_summary(value: &Value) -> String {
+    let mut out = String::new();
+    push_value_summary(&mut out, value);
+    out
+}
+
+fn push_value_summary(out: &mut String, value: &Value) {
     match value {
         Value::Array(items) => {
-            let parts: Vec<String> = items.iter().map(value_summary).collect();
-            format!("[{}]", parts.join(", "))
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                push_value_summary(out, item);
+            }
+            out.push(']');
         }
-        other => other.to_string(),
+        // Writing to a `String` cannot fail.
+        other => drop(write!(out, "{other}")),
     }
 }
 
 /// A one-line human summary of a branch condition, e.g. `age >= 18 and city in ["a", "b"]`.
 pub(crate) fn condition_summary(condition: &Value) -> String {
-    summary_at(condition, false)
+    let mut out = String::new();
+    push_summary(&mut out, condition, false);
+    out
 }
 
-fn summary_at(condition: &Value, nested: bool) -> String {
-    let wrap = |text: String| if nested { format!("({text})") } else { text };
-    if let Some(items) = condition.get("all").and_then(Value::as_array) {
-        let parts: Vec<String> = items.iter().map(|c| summary_at(c, true)).collect();
-        return if parts.len() == 1 {
-            parts.join("")
-        } else {
-            wrap(parts.join(" and "))
+/// Appends the summary of `condition`; a nested `all` or `any` of several parts is wrapped
+/// in parentheses. The whole summary is written into one `String`.
+fn push_summary(out: &mut String, condition: &Value, nested: bool) {
+    // One pass over the object's keys instead of a map search per key.
+    let (mut all, mut any, mut not, mut var, mut op, mut value) =
+        (None, None, None, None, None, None);
+    if let Some(map) = condition.as_object() {
+        for (key, field) in map {
+            match key.as_str() {
+                "all" => all = Some(field),
+                "any" => any = Some(field),
+                "not" => not = Some(field),
+                "var" => var = Some(field),
+                "op" => op = Some(field),
+                "value" => value = Some(field),
+                _ => {}
+            }
+        }
+    }
+    for (items, joiner) in [(all, " and "), (any, " or ")] {
+        let Some(items) = items.and_then(Value::as_array) else {
+            continue;
         };
+        if let [single] = items.as_slice() {
+            push_summary(out, single, true);
+            return;
+        }
+        if nested {
+            out.push('(');
+        }
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push_str(joiner);
+            }
+            push_summary(out, item, true);
+        }
+        if nested {
+            out.push(')');
+        }
+        return;
     }
-    if let Some(items) = condition.get("any").and_then(Value::as_array) {
-        let parts: Vec<String> = items.iter().map(|c| summary_at(c, true)).collect();
-        return if parts.len() == 1 {
-            parts.join("")
-        } else {
-            wrap(parts.join(" or "))
-        };
+    if let Some(inner) = not {
+        out.push_str("not ");
+        push_summary(out, inner, true);
+        return;
     }
-    if let Some(inner) = condition.get("not") {
-        return format!("not {}", summary_at(inner, true));
-    }
-    let var = condition.get("var").and_then(Value::as_str).unwrap_or("?");
-    let op = condition.get("op").and_then(Value::as_str).unwrap_or("?");
+    let var = var.and_then(Value::as_str).unwrap_or("?");
+    let op = op.and_then(Value::as_str).unwrap_or("?");
     let symbol = match op {
         "eq" => "==",
         "ne" => "!=",
@@ -130,9 +188,14 @@ fn summary_at(condition: &Value, nested: bool) -> String {
         "gte" => ">=",
         other => other,
     };
-    match condition.get("value") {
-        Some(value) if op != "exists" => format!("{var} {symbol} {}", value_summary(value)),
-        _ => format!("{var} {symbol}"),
+    out.push_str(var);
+    out.push(' ');
+    out.push_str(symbol);
+    if let Some(value) = value
+        && op != "exists"
+    {
+        out.push(' ');
+        push_value_summary(out, value);
     }
 }
 
@@ -163,7 +226,7 @@ mod tests {
     #[test]
     fn placeholders_cover_every_malformation() {
         assert_eq!(
-            placeholders("Hi {{name}}, {{}} {{Bad Name}} {{x"),
+            placeholders("Hi {{name}}, {{}} {{Bad Name}} {{x").collect::<Vec<_>>(),
             vec![
                 Placeholder::Name("name"),
                 Placeholder::Empty,
@@ -171,9 +234,14 @@ mod tests {
                 Placeholder::Unclosed(31),
             ]
         );
-        assert_eq!(placeholders("no braces } { here"), vec![]);
+        assert_eq!(placeholders("no braces } { here").next(), None);
+        // An unclosed `{{` is reported once and ends the scan.
         assert_eq!(
-            placeholders("{{a}}{{b_2}}"),
+            placeholders("a {{b {{c").collect::<Vec<_>>(),
+            vec![Placeholder::Unclosed(2)]
+        );
+        assert_eq!(
+            placeholders("{{a}}{{b_2}}").collect::<Vec<_>>(),
             vec![Placeholder::Name("a"), Placeholder::Name("b_2")]
         );
     }
@@ -188,6 +256,13 @@ mod tests {
             condition_summary(&condition),
             r#"age >= 18 or (x exists and not c in ["a", 1])"#
         );
+        let edge_cases = json!({"all": [{"any": []}, {"all": [{"op": "exists", "var": "y", "value": 1}]}, {"var": "z", "op": "in", "value": [[], "q\"", null]}]});
+        assert_eq!(
+            condition_summary(&edge_cases),
+            r#"() and y exists and z in [[], "q\"", null]"#
+        );
+        assert_eq!(condition_summary(&json!({"all": []})), "");
+        assert_eq!(condition_summary(&json!("odd")), "? ?");
     }
 
     #[test]

@@ -109,11 +109,27 @@ pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
             if find_pair(text, 0, *b"{{").is_none() {
                 return;
             }
-            let mut seen: FxHashSet<&str> = FxHashSet::default();
+            // A name read twice in the same text is recorded once. Texts hold few
+            // placeholders: look back over this text's reads, and only past a handful build a
+            // set (no allocation per text, no quadratic corner).
+            let first = uses.reads.len();
+            let mut seen: Option<FxHashSet<&str>> = None;
             for found in placeholders(text) {
                 match found {
                     Placeholder::Name(name) => {
-                        if seen.insert(name) {
+                        let fresh = match &mut seen {
+                            Some(set) => set.insert(name),
+                            None => {
+                                let earlier = &uses.reads[first..];
+                                if earlier.len() < 8 {
+                                    !earlier.iter().any(|u| u.name == name)
+                                } else {
+                                    let set = seen.insert(earlier.iter().map(|u| u.name).collect());
+                                    set.insert(name)
+                                }
+                            }
+                        };
+                        if fresh {
                             uses.reads.push(Use {
                                 name,
                                 step: index,
@@ -172,21 +188,68 @@ pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
 }
 
 fn condition_reads<'a>(condition: &'a Value, case: usize, step: usize, uses: &mut Uses<'a>) {
-    for key in ["all", "any"] {
-        if let Some(items) = condition.get(key).and_then(Value::as_array) {
-            for item in items {
-                condition_reads(item, case, step, uses);
+    // One pass over the object's keys instead of a map search per key; the reads keep the
+    // order `all`, `any`, `not`, then the leaf's `var`.
+    let (mut all, mut any, mut not, mut var) = (None, None, None, None);
+    if let Some(map) = condition.as_object() {
+        for (key, value) in map {
+            match key.as_str() {
+                "all" => all = Some(value),
+                "any" => any = Some(value),
+                "not" => not = Some(value),
+                "var" => var = Some(value),
+                _ => {}
             }
         }
     }
-    if let Some(inner) = condition.get("not") {
+    for items in [all, any].into_iter().flatten().filter_map(Value::as_array) {
+        for item in items {
+            condition_reads(item, case, step, uses);
+        }
+    }
+    if let Some(inner) = not {
         condition_reads(inner, case, step, uses);
     }
-    if let Some(name) = condition.get("var").and_then(Value::as_str) {
+    if let Some(name) = var.and_then(Value::as_str) {
         let site = Site::Condition {
             case,
             leaf: condition,
         };
         uses.reads.push(Use { name, step, site });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::flow::FlowSet;
+
+    fn reads_of(text: &str) -> Vec<String> {
+        let document = json!({"id": "f", "steps": [
+            {"id": "a", "kind": "message", "text": text},
+            {"id": "b", "kind": "message", "text": "{{x}} again"}
+        ]});
+        let set = FlowSet::compile(&[&document]);
+        set.uses[0]
+            .reads
+            .iter()
+            .map(|u| format!("{}@{}", u.name, u.step))
+            .collect()
+    }
+
+    #[test]
+    fn a_name_is_read_once_per_text_however_many_placeholders_it_has() {
+        assert_eq!(reads_of("{{x}} {{y}} {{x}}"), ["x@0", "y@0", "x@1"]);
+        // Past a handful of names the look-back becomes a set: same result.
+        let names: Vec<String> = (0..12).map(|i| format!("v{i}")).collect();
+        let text: String = names
+            .iter()
+            .chain(&names)
+            .map(|n| format!("{{{{{n}}}}} "))
+            .collect();
+        let mut expected: Vec<String> = names.iter().map(|n| format!("{n}@0")).collect();
+        expected.push("x@1".to_owned());
+        assert_eq!(reads_of(&text), expected);
     }
 }
