@@ -1,5 +1,6 @@
 //! Lint (spec §8): twelve stable codes over a set of valid flows.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use crate::fxhash::{FxHashMap, FxHashSet};
@@ -8,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::flow::{Flow, FlowSet, Key, Kind, Target};
-use crate::scc;
+use crate::scc::{self, Adjacency, Components};
 use crate::text::{BUILT_IN_VARIABLES, Placeholder, pointer_token, same_value};
 use crate::vars::Uses;
 
@@ -189,7 +190,7 @@ pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
     let uses = &set.uses;
     let call_order = subflow_cycles(&mut sink);
     let mut finishes = vec![false; set.flows.len()];
-    for component in &call_order {
+    for component in call_order.iter() {
         for &flow in component {
             finishes[flow] = can_finish_without_waiting(set, flow, &finishes);
         }
@@ -230,29 +231,26 @@ pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
 }
 
 /// Intra-flow successors of every step (edges to `(end)` left out).
-fn successors(flow: &Flow<'_>) -> Vec<Vec<usize>> {
-    (0..flow.steps.len())
-        .map(|step| {
-            flow.edges(step)
-                .iter()
-                .filter_map(|e| match e.to {
-                    Target::Step(i) => Some(i),
-                    Target::End => None,
-                })
-                .collect()
-        })
-        .collect()
+fn successors(flow: &Flow<'_>) -> Adjacency {
+    let count = flow.steps.len();
+    let mut graph = Adjacency::with_capacity(count, 2 * count);
+    for step in 0..count {
+        graph.push_node(flow.edges(step).iter().filter_map(|e| match e.to {
+            Target::Step(i) => Some(i),
+            Target::End => None,
+        }));
+    }
+    graph
 }
 
 /// Reports `subflow-cycle` and `missing-subflow`; returns the call graph's components, callees
 /// first.
-fn subflow_cycles(sink: &mut Sink<'_, '_>) -> Vec<Vec<usize>> {
+fn subflow_cycles(sink: &mut Sink<'_, '_>) -> Components {
     let set = sink.set;
-    let calls: Vec<Vec<usize>> = set
-        .flows
-        .iter()
-        .map(|flow| flow.steps.iter().filter_map(|s| set.callee(s)).collect())
-        .collect();
+    let mut calls = Adjacency::with_capacity(set.flows.len(), set.flows.len());
+    for flow in &set.flows {
+        calls.push_node(flow.steps.iter().filter_map(|s| set.callee(s)));
+    }
     let components = scc::components(&calls);
     let mut component_of = vec![0usize; set.flows.len()];
     for (c, component) in components.iter().enumerate() {
@@ -402,7 +400,7 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
     let mut stack = vec![0usize];
     reached[0] = true;
     while let Some(step) = stack.pop() {
-        for &next in &succ[step] {
+        for &next in succ.successors(step) {
             if !reached[next] {
                 reached[next] = true;
                 stack.push(next);
@@ -442,18 +440,14 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
                 || matches!(flow.steps[i].kind, Kind::End | Kind::Handoff)
         })
         .collect();
-    let quiet: Vec<Vec<usize>> = (0..count)
-        .map(|i| {
-            if flowing[i] {
-                succ[i].iter().copied().filter(|&n| flowing[n]).collect()
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
+    let mut quiet = Adjacency::with_capacity(count, 2 * count);
+    for i in 0..count {
+        let successors = if flowing[i] { succ.successors(i) } else { &[] };
+        quiet.push_node(successors.iter().copied().filter(|&n| flowing[n]));
+    }
     let components = scc::components(&quiet);
     let mut in_loop = vec![false; count];
-    for component in &components {
+    for component in components.iter() {
         if scc::is_cyclic(component, &quiet) {
             for &s in component {
                 in_loop[s] = true;
@@ -493,7 +487,7 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
                     ),
                 );
             }
-            for &n in &quiet[s] {
+            for &n in quiet.successors(s) {
                 incoming[n] = incoming[n].max(run);
             }
         }
@@ -512,46 +506,46 @@ fn ordinal(n: usize) -> String {
 }
 
 /// `duplicate-title` and `duplicate-case`.
-fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
+fn options_and_cases<'a>(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'a>) {
+    // The titles seen so far in the step, with where each is; reused from step to step.
+    let mut titles: Vec<(Cow<'a, str>, OptionAt)> = Vec::new();
     for (i, step) in flow.steps.iter().enumerate() {
-        let mut titles: Vec<(String, String)> = Vec::new();
-        let mut check_title = |sink: &mut Sink<'_, '_>,
-                               option: &Value,
-                               path: &dyn Fn() -> String,
-                               what: &str| {
+        titles.clear();
+        let mut check_title = |sink: &mut Sink<'_, '_>, option: &'a Value, at: OptionAt| {
             let Some(title) = option.get("title").and_then(Value::as_str) else {
                 return;
             };
-            let folded = title.trim().to_lowercase();
-            let path = path();
-            if let Some((_, first)) = titles.iter().find(|(t, _)| *t == folded) {
+            // Titles compare trimmed and lower-cased. An ASCII title is kept as it is and
+            // compared ignoring ASCII case; any other is lower-cased in full. Both sides are
+            // then lower-case or ASCII, so `eq_ignore_ascii_case` is exactly the equality of
+            // the lower-cased titles, without an allocation per ASCII title.
+            let trimmed = title.trim();
+            let folded = if trimmed.is_ascii() {
+                Cow::Borrowed(trimmed)
+            } else {
+                Cow::Owned(trimmed.to_lowercase())
+            };
+            if let Some((_, first)) = titles.iter().find(|(t, _)| t.eq_ignore_ascii_case(&folded)) {
+                let (what, first) = (at.what(), first.path(i));
                 let message = format!(
                     "{what} title {title:?} repeats the title at {first} (ignoring case); give each {what} a distinct title"
                 );
-                sink.push(index, Some(i), Code::DuplicateTitle, path, message);
+                sink.push(index, Some(i), Code::DuplicateTitle, at.path(i), message);
             } else {
-                titles.push((folded, path));
+                titles.push((folded, at));
             }
         };
         match step.kind {
             Kind::Buttons => {
-                let buttons = step.field(Key::Buttons).and_then(Value::as_array);
-                for (j, button) in buttons.into_iter().flatten().enumerate() {
-                    check_title(
-                        sink,
-                        button,
-                        &|| format!("/steps/{i}/buttons/{j}/title"),
-                        "button",
-                    );
+                for (j, button) in step.array_field(Key::Buttons).iter().enumerate() {
+                    check_title(sink, button, OptionAt::Button(j));
                 }
             }
             Kind::List => {
-                let sections = step.field(Key::Sections).and_then(Value::as_array);
-                for (s, section) in sections.into_iter().flatten().enumerate() {
+                for (s, section) in step.array_field(Key::Sections).iter().enumerate() {
                     let rows = section.get("rows").and_then(Value::as_array);
                     for (r, row) in rows.into_iter().flatten().enumerate() {
-                        let path = || format!("/steps/{i}/sections/{s}/rows/{r}/title");
-                        check_title(sink, row, &path, "row");
+                        check_title(sink, row, OptionAt::Row(s, r));
                     }
                 }
             }
@@ -578,6 +572,32 @@ fn options_and_cases(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// Where a button or row is in its step; its pointer is built only for a diagnostic.
+#[derive(Debug, Clone, Copy)]
+enum OptionAt {
+    /// `buttons/N`.
+    Button(usize),
+    /// `sections/S/rows/R`.
+    Row(usize, usize),
+}
+
+impl OptionAt {
+    fn what(self) -> &'static str {
+        match self {
+            Self::Button(_) => "button",
+            Self::Row(..) => "row",
+        }
+    }
+
+    /// The pointer of the option's title in step `step`.
+    fn path(self, step: usize) -> String {
+        match self {
+            Self::Button(j) => format!("/steps/{step}/buttons/{j}/title"),
+            Self::Row(s, r) => format!("/steps/{step}/sections/{s}/rows/{r}/title"),
         }
     }
 }

@@ -227,6 +227,37 @@ fn a_variable_written_in_a_called_subflow_is_defined_for_the_caller() {
 }
 
 #[test]
+fn titles_compare_trimmed_and_lower_cased_in_full() {
+    let titles = |titles: [&str; 3]| {
+        let buttons: Vec<Value> = titles
+            .iter()
+            .enumerate()
+            .map(|(i, t)| json!({"id": format!("b{i}"), "title": t}))
+            .collect();
+        let document = json!({"version": 2, "id": "f", "steps": [
+            {"id": "pick", "kind": "buttons", "text": "?", "buttons": buttons},
+            {"id": "bye", "kind": "end"}
+        ]});
+        lint(&[&document])
+            .iter()
+            .map(|d| format!("{} {}", d.path, d.message))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        titles(["Yes", " yES ", "Ja"]),
+        [
+            "/steps/0/buttons/1/title button title \" yES \" repeats the title at /steps/0/buttons/0/title (ignoring case); give each button a distinct title"
+        ]
+    );
+    // Non-ASCII titles lower-case in full: the Kelvin sign is a `k`, `ß` is not `ss`.
+    let kelvin = titles(["\u{212A}ey", "key", "Ünï"]);
+    assert_eq!(kelvin.len(), 1);
+    assert!(kelvin[0].starts_with("/steps/0/buttons/1/title "));
+    assert_eq!(titles(["Straße", "STRASSE", "ÜNÏ"]), Vec::<String>::new());
+    assert_eq!(titles(["Ünï", "x", "üNÏ"]).len(), 1);
+}
+
+#[test]
 fn a_loop_through_a_subflow_that_waits_is_not_infinite() {
     let caller = json!({"version": 2, "id": "main", "steps": [
         {"id": "again", "kind": "subflow", "flow": "asker"},
