@@ -303,6 +303,11 @@ pub(crate) struct Flow<'a> {
 }
 
 impl<'a> Flow<'a> {
+    /// How many edges the flow's steps have (`call` edges are not compiled).
+    pub(crate) fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+
     /// The edges of step `step`, in button, row or case order.
     pub(crate) fn edges(&self, step: usize) -> &[LocalEdge<'a>] {
         self.steps

@@ -1,7 +1,6 @@
 //! The graph of spec §7 and [`describe`].
 
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -157,7 +156,7 @@ pub(crate) fn describe_set<'a>(set: &FlowSet<'a>) -> Graph<'a> {
             });
             terminals.push(IMPLICIT_END);
         }
-        let mut edges = Vec::new();
+        let mut edges = Vec::with_capacity(flow.edge_count());
         let mut calls: Vec<&str> = Vec::new();
         for (position, step) in flow.steps.iter().enumerate() {
             if step.kind == crate::flow::Kind::Subflow {
@@ -188,16 +187,20 @@ pub(crate) fn describe_set<'a>(set: &FlowSet<'a>) -> Graph<'a> {
                 });
             }
         }
-        let reads: BTreeSet<&str> = uses.reads.iter().map(|u| u.name).collect();
-        let writes: BTreeSet<&str> = uses.writes.iter().map(|u| u.name).collect();
+        let sorted_names = |uses: &[crate::vars::Use<'a>]| {
+            let mut names: Vec<&'a str> = uses.iter().map(|u| u.name).collect();
+            names.sort_unstable();
+            names.dedup();
+            names
+        };
         out.push(FlowGraph {
             id: flow.id,
             entry: flow.steps.first().map_or("", |s| s.id),
             nodes,
             edges,
             terminals,
-            reads: reads.into_iter().collect(),
-            writes: writes.into_iter().collect(),
+            reads: sorted_names(&uses.reads),
+            writes: sorted_names(&uses.writes),
             calls,
         });
     }

@@ -4,11 +4,13 @@
 //! …), quoted labels only, entity codes for the characters a quoted label cannot hold, no empty
 //! labels, spaces around every arrow.
 
-use crate::fxhash::FxHashMap;
+use std::collections::hash_map::Entry;
 use std::str::FromStr;
 
+use crate::fxhash::FxHashMap;
+
 use crate::error::Error;
-use crate::graph::{EdgeKind, Graph, IMPLICIT_END};
+use crate::graph::{EdgeKind, Graph, IMPLICIT_END, Node};
 
 /// The longest step id shown in a node, in chars (longer ones end with `…`).
 pub const MAX_ID_CHARS: usize = 40;
@@ -136,22 +138,18 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
     for (index, flow) in graph.flows.iter().enumerate() {
         first_flow_with_id.entry(flow.id).or_insert(index);
     }
-    // Generated ids: `n` and one counter over every node of every flow.
-    let mut ids: Vec<FxHashMap<&str, usize>> = Vec::with_capacity(graph.flows.len());
-    let mut counter = 0usize;
-    for flow in &graph.flows {
-        let mut map = FxHashMap::with_capacity_and_hasher(flow.nodes.len(), Default::default());
-        for node in &flow.nodes {
-            map.entry(node.id).or_insert_with(|| {
-                counter += 1;
-                counter - 1
-            });
-        }
-        ids.push(map);
-    }
+    let all_ids: Vec<NodeIds<'_>> = {
+        let mut counter = 0usize;
+        graph
+            .flows
+            .iter()
+            .map(|flow| NodeIds::new(&flow.nodes, &mut counter))
+            .collect()
+    };
     let mut calls = Vec::new();
     for (index, flow) in graph.flows.iter().enumerate() {
         let indent = if several { "    " } else { "  " };
+        let ids = &all_ids[index];
         if several {
             out.push_str("  subgraph s");
             push_number(&mut out, index);
@@ -159,10 +157,7 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
             push_label(&mut out, flow.id, usize::MAX);
             out.push_str("\"]\n");
         }
-        for node in &flow.nodes {
-            let Some(id) = ids[index].get(node.id) else {
-                continue;
-            };
+        for (position, node) in flow.nodes.iter().enumerate() {
             let (open, close) = match node.kind {
                 "branch" => ("{\"", "\"}"),
                 "end" | "handoff" | IMPLICIT_END => ("([\"", "\"])"),
@@ -170,29 +165,38 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
                 "ask" => ("[/\"", "\"/]"),
                 _ => ("[\"", "\"]"),
             };
-            push_node_id(&mut out, indent, *id);
+            push_node_id(&mut out, indent, ids.numbers[position]);
             out.push_str(open);
             push_node_text(&mut out, node);
             out.push_str(close);
             out.push('\n');
         }
+        // Edges are ordered by their source: the previous edge's source is the best guess.
+        let mut source = 0;
         for edge in &flow.edges {
-            let Some(from) = ids[index].get(edge.from) else {
+            let Some(from) = ids.find(edge.from, source) else {
                 continue;
             };
+            source = from;
             if edge.kind == EdgeKind::Call {
                 let target = edge
                     .to_flow
                     .and_then(|f| first_flow_with_id.get(f))
-                    .and_then(|&f| ids[f].get(edge.to));
+                    .and_then(|&f| {
+                        // A call leads to the called flow's entry, its first node.
+                        let callee = all_ids.get(f)?;
+                        callee.find(edge.to, 0).map(|to| callee.numbers[to])
+                    });
                 if let Some(to) = target {
-                    calls.push((*from, *to));
+                    calls.push((ids.numbers[from], to));
                 }
                 continue;
             }
-            let Some(to) = ids[index].get(edge.to) else {
+            // Most edges lead to the following node.
+            let Some(to) = ids.find(edge.to, from + 1) else {
                 continue;
             };
+            let (from, to) = (ids.numbers[from], ids.numbers[to]);
             match edge
                 .label
                 .as_deref()
@@ -200,17 +204,17 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
                 .filter(|l| !l.is_empty())
             {
                 Some(label) => {
-                    push_node_id(&mut out, indent, *from);
+                    push_node_id(&mut out, indent, from);
                     out.push_str(" -->|\"");
                     push_label(&mut out, label, MAX_EDGE_LABEL_CHARS);
                     out.push_str("\"| n");
-                    push_number(&mut out, *to);
+                    push_number(&mut out, to);
                     out.push('\n');
                 }
                 None => {
-                    push_node_id(&mut out, indent, *from);
+                    push_node_id(&mut out, indent, from);
                     out.push_str(" --> n");
-                    push_number(&mut out, *to);
+                    push_number(&mut out, to);
                     out.push('\n');
                 }
             }
@@ -226,6 +230,48 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The generated ids of one flow's nodes: `n` and one counter over every node of every flow;
+/// a node whose id repeats an earlier node's of the same flow shares its number.
+struct NodeIds<'g> {
+    nodes: &'g [Node<'g>],
+    /// The position of the first node with each id.
+    first: FxHashMap<&'g str, usize>,
+    /// The number of each node, by position.
+    numbers: Vec<usize>,
+}
+
+impl<'g> NodeIds<'g> {
+    fn new(nodes: &'g [Node<'g>], counter: &mut usize) -> Self {
+        let mut first = FxHashMap::with_capacity_and_hasher(nodes.len(), Default::default());
+        let mut numbers = Vec::with_capacity(nodes.len());
+        for (position, node) in nodes.iter().enumerate() {
+            let number = match first.entry(node.id) {
+                Entry::Occupied(entry) => numbers[*entry.get()],
+                Entry::Vacant(entry) => {
+                    entry.insert(position);
+                    *counter += 1;
+                    *counter - 1
+                }
+            };
+            numbers.push(number);
+        }
+        Self {
+            nodes,
+            first,
+            numbers,
+        }
+    }
+
+    /// The position of a node named `id`, trying `hint` first: one string comparison instead
+    /// of a hash lookup for most edges. Any node with the id has the right number.
+    fn find(&self, id: &str, hint: usize) -> Option<usize> {
+        match self.nodes.get(hint) {
+            Some(node) if node.id == id => Some(hint),
+            _ => self.first.get(id).copied(),
+        }
+    }
 }
 
 /// Appends `indent`, `n` and the number: a generated node id.
@@ -252,7 +298,7 @@ fn push_number(out: &mut String, mut n: usize) {
     }
 }
 
-fn push_node_text(out: &mut String, node: &crate::graph::Node<'_>) {
+fn push_node_text(out: &mut String, node: &Node<'_>) {
     if node.id == IMPLICIT_END {
         push_label(out, IMPLICIT_END, usize::MAX);
         return;

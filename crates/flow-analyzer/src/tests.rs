@@ -279,6 +279,43 @@ fn a_loop_through_a_subflow_that_waits_is_not_infinite() {
 }
 
 #[test]
+fn repeated_step_ids_share_one_mermaid_node_id() {
+    // Not a valid document (ids repeat), but describe and render still take it: every node
+    // and edge with the id uses the first node's generated id.
+    let main = json!({"version": 2, "id": "main", "steps": [
+        {"id": "a", "kind": "message", "text": "one"},
+        {"id": "b", "kind": "buttons", "text": "?", "buttons": [
+            {"id": "x", "title": "Back", "next": "a"}, {"id": "y", "title": "On"}]},
+        {"id": "a", "kind": "subflow", "flow": "sub"},
+        {"id": "c", "kind": "message", "text": "two", "next": "b"}
+    ]});
+    let sub = json!({"version": 2, "id": "sub", "steps": [
+        {"id": "a", "kind": "end"}, {"id": "a", "kind": "end"}
+    ]});
+    let graph = describe(&[&main, &sub]);
+    expect![[r#"
+        flowchart TD
+          subgraph s0["main"]
+            n0["a<br>message: one"]
+            n1["b<br>buttons: ?"]
+            n0[["a<br>subflow: sub"]]
+            n2["c<br>message: two"]
+            n0 --> n1
+            n1 -->|"Back"| n0
+            n1 -->|"On"| n0
+            n0 --> n2
+            n2 --> n1
+          end
+          subgraph s1["sub"]
+            n3(["a<br>end"])
+            n3(["a<br>end"])
+          end
+          n0 -.-> n3
+    "#]]
+    .assert_eq(&render_mermaid(&graph, Direction::TD));
+}
+
+#[test]
 fn mermaid_never_uses_step_ids_or_raw_specials() {
     for fixture in all_fixtures() {
         let refs: Vec<&Value> = fixture.flows.iter().collect();
