@@ -11,7 +11,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::graph::EdgeKind;
-use crate::text::{condition_summary, value_summary};
+use crate::text::{condition_summary, push_value_summary};
 use crate::vars::Uses;
 
 /// The 14 step kinds of spec §2.
@@ -512,7 +512,11 @@ pub(crate) fn step_label<'a>(step: &Step<'a>) -> Cow<'a, str> {
         Kind::Set => {
             let var = step.str_field(Key::Var).unwrap_or("?");
             let value = step.field(Key::Value).unwrap_or(&Value::Null);
-            Some(Cow::Owned(format!("{var} = {}", value_summary(value))))
+            let mut label = String::with_capacity(var.len() + 16);
+            label.push_str(var);
+            label.push_str(" = ");
+            push_value_summary(&mut label, value);
+            Some(Cow::Owned(label))
         }
         Kind::Delay => step.field(Key::Seconds).map(|s| {
             let typing = step.field(Key::Typing).and_then(Value::as_bool) == Some(true);

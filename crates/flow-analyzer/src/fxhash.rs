@@ -32,9 +32,13 @@ impl Hasher for FxHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
+            // Shifts rather than a copy into a zeroed buffer: most ids are shorter than 8
+            // bytes, and a copy of a variable length is a call to `memcpy`.
+            let word = rest
+                .iter()
+                .rev()
+                .fold(0u64, |word, &byte| (word << 8) | u64::from(byte));
+            self.add(word);
         }
     }
 

@@ -138,17 +138,14 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
     for (index, flow) in graph.flows.iter().enumerate() {
         first_flow_with_id.entry(flow.id).or_insert(index);
     }
-    let all_ids: Vec<NodeIds<'_>> = {
-        let mut counter = 0usize;
-        graph
-            .flows
-            .iter()
-            .map(|flow| NodeIds::new(&flow.nodes, &mut counter))
-            .collect()
-    };
+    // Generated ids are numbered flow by flow, each flow's just before it is drawn (while its
+    // ids are in cache); `call` edges, drawn last, look up the called flow's ids.
+    let mut all_ids: Vec<NodeIds<'_>> = Vec::with_capacity(graph.flows.len());
+    let mut counter = 0usize;
     let mut calls = Vec::new();
     for (index, flow) in graph.flows.iter().enumerate() {
         let indent = if several { "    " } else { "  " };
+        all_ids.push(NodeIds::new(&flow.nodes, &mut counter));
         let ids = &all_ids[index];
         if several {
             out.push_str("  subgraph s");
@@ -179,16 +176,8 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
             };
             source = from;
             if edge.kind == EdgeKind::Call {
-                let target = edge
-                    .to_flow
-                    .and_then(|f| first_flow_with_id.get(f))
-                    .and_then(|&f| {
-                        // A call leads to the called flow's entry, its first node.
-                        let callee = all_ids.get(f)?;
-                        callee.find(edge.to, 0).map(|to| callee.numbers[to])
-                    });
-                if let Some(to) = target {
-                    calls.push((ids.numbers[from], to));
+                if let Some(&callee) = edge.to_flow.and_then(|f| first_flow_with_id.get(f)) {
+                    calls.push((ids.numbers[from], callee, edge.to));
                 }
                 continue;
             }
@@ -223,7 +212,14 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
             out.push_str("  end\n");
         }
     }
-    for (from, to) in calls {
+    for (from, callee, entry) in calls {
+        // A call leads to the called flow's entry, its first node.
+        let Some(to) = all_ids
+            .get(callee)
+            .and_then(|ids| ids.find(entry, 0).map(|to| ids.numbers[to]))
+        else {
+            continue;
+        };
         push_node_id(&mut out, "  ", from);
         out.push_str(" -.-> n");
         push_number(&mut out, to);

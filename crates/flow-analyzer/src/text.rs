@@ -100,14 +100,8 @@ pub(crate) fn pointer_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
-/// A compact rendering of a scalar or array value: strings quoted, the rest as JSON.
-pub(crate) fn value_summary(value: &Value) -> String {
-    let mut out = String::new();
-    push_value_summary(&mut out, value);
-    out
-}
-
-fn push_value_summary(out: &mut String, value: &Value) {
+/// Appends a compact rendering of a scalar or array value: strings quoted, the rest as JSON.
+pub(crate) fn push_value_summary(out: &mut String, value: &Value) {
     match value {
         Value::Array(items) => {
             out.push('[');
