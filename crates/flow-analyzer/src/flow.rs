@@ -243,38 +243,40 @@ impl Key {
     }
 
     /// Recognises a key with one comparison: candidates are told apart by length and first
-    /// byte (a plain `match` on the strings compares against every arm in turn).
+    /// byte (a plain `match` on the strings compares against every arm in turn), then the key
+    /// is compared with that candidate's spelling as a literal, which compiles to a load or two
+    /// instead of a call to `memcmp`.
     fn parse(key: &str) -> Option<Self> {
         let bytes = key.as_bytes();
-        let candidate = match (bytes.len(), *bytes.first()?) {
-            (2, b'i') => Self::Id,
-            (4, b'k') => Self::Kind,
-            (4, b'n') if bytes.get(1) == Some(&b'e') => Self::Next,
-            (4, b'n') => Self::Name,
-            (4, b't') => Self::Text,
-            (7, b'c') => Self::Caption,
-            (8, b'f') => Self::Filename,
-            (5, b'm') => Self::Media,
-            (7, b'b') => Self::Buttons,
-            (8, b's') => Self::Sections,
-            (7, b'a') => Self::Address,
-            (8, b'l') => Self::Latitude,
-            (9, b'l') => Self::Longitude,
-            (4, b's') => Self::Save,
-            (5, b'c') => Self::Cases,
-            (7, b'd') => Self::Default,
-            (6, b'o') => Self::OnFail,
-            (3, b'v') => Self::Var,
-            (5, b'v') => Self::Value,
-            (7, b's') => Self::Seconds,
-            (6, b't') => Self::Typing,
-            (7, b'h') => Self::Handler,
-            (4, b'f') => Self::Flow,
-            (5, b'q') => Self::Queue,
-            (10, b'p') => Self::Parameters,
+        let (spelled, candidate) = match (bytes.len(), *bytes.first()?) {
+            (2, b'i') => (key == "id", Self::Id),
+            (4, b'k') => (key == "kind", Self::Kind),
+            (4, b'n') if bytes.get(1) == Some(&b'e') => (key == "next", Self::Next),
+            (4, b'n') => (key == "name", Self::Name),
+            (4, b't') => (key == "text", Self::Text),
+            (7, b'c') => (key == "caption", Self::Caption),
+            (8, b'f') => (key == "filename", Self::Filename),
+            (5, b'm') => (key == "media", Self::Media),
+            (7, b'b') => (key == "buttons", Self::Buttons),
+            (8, b's') => (key == "sections", Self::Sections),
+            (7, b'a') => (key == "address", Self::Address),
+            (8, b'l') => (key == "latitude", Self::Latitude),
+            (9, b'l') => (key == "longitude", Self::Longitude),
+            (4, b's') => (key == "save", Self::Save),
+            (5, b'c') => (key == "cases", Self::Cases),
+            (7, b'd') => (key == "default", Self::Default),
+            (6, b'o') => (key == "onFail", Self::OnFail),
+            (3, b'v') => (key == "var", Self::Var),
+            (5, b'v') => (key == "value", Self::Value),
+            (7, b's') => (key == "seconds", Self::Seconds),
+            (6, b't') => (key == "typing", Self::Typing),
+            (7, b'h') => (key == "handler", Self::Handler),
+            (4, b'f') => (key == "flow", Self::Flow),
+            (5, b'q') => (key == "queue", Self::Queue),
+            (10, b'p') => (key == "parameters", Self::Parameters),
             _ => return None,
         };
-        (candidate.as_str() == key).then_some(candidate)
+        spelled.then_some(candidate)
     }
 }
 

@@ -131,16 +131,14 @@ pub(crate) fn describe_set<'a>(set: &FlowSet<'a>) -> Graph<'a> {
             Target::Step(i) => flow.steps[i].id,
             Target::End => IMPLICIT_END,
         };
-        let mut nodes: Vec<Node<'_>> = flow
-            .steps
-            .iter()
-            .map(|step| Node {
-                id: step.id,
-                kind: step.kind.as_str(),
-                label: step_label(step),
-                waits: step.kind.waits(),
-            })
-            .collect();
+        // Room for `(end)` too: growing the vector by one would copy it.
+        let mut nodes: Vec<Node<'_>> = Vec::with_capacity(flow.steps.len() + 1);
+        nodes.extend(flow.steps.iter().map(|step| Node {
+            id: step.id,
+            kind: step.kind.as_str(),
+            label: step_label(step),
+            waits: step.kind.waits(),
+        }));
         let mut terminals: Vec<&str> = flow
             .steps
             .iter()
@@ -156,7 +154,13 @@ pub(crate) fn describe_set<'a>(set: &FlowSet<'a>) -> Graph<'a> {
             });
             terminals.push(IMPLICIT_END);
         }
-        let mut edges = Vec::with_capacity(flow.edge_count());
+        // The compiled edges plus one `call` edge per `subflow` step.
+        let subflow_steps = flow
+            .steps
+            .iter()
+            .filter(|s| s.kind == crate::flow::Kind::Subflow)
+            .count();
+        let mut edges = Vec::with_capacity(flow.edge_count() + subflow_steps);
         let mut calls: Vec<&str> = Vec::new();
         for (position, step) in flow.steps.iter().enumerate() {
             if step.kind == crate::flow::Kind::Subflow {

@@ -264,7 +264,8 @@ impl<'g> NodeIds<'g> {
     /// of a hash lookup for most edges. Any node with the id has the right number.
     fn find(&self, id: &str, hint: usize) -> Option<usize> {
         match self.nodes.get(hint) {
-            Some(node) if node.id == id => Some(hint),
+            // A graph from `describe` borrows both from the document: the same slice.
+            Some(node) if std::ptr::eq(node.id, id) || node.id == id => Some(hint),
             _ => self.first.get(id).copied(),
         }
     }
