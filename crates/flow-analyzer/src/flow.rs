@@ -319,28 +319,35 @@ impl<'a> Flow<'a> {
     }
 }
 
-/// A compiled set: the entry document first, then the subflows in order.
+/// The flows of a set by id, read from the documents: enough to resolve a call without
+/// compiling the called flow.
 #[derive(Debug)]
-pub(crate) struct FlowSet<'a> {
-    pub(crate) flows: Vec<Flow<'a>>,
-    /// The variable uses of each flow (same order as `flows`).
-    pub(crate) uses: Vec<Uses<'a>>,
+pub(crate) struct Directory<'a> {
+    /// The index of the first document with each flow id.
     by_id: FxHashMap<&'a str, usize>,
+    /// Each document's flow id (empty when it has none).
+    ids: Vec<&'a str>,
+    /// Each document's entry step id, when it has a step.
+    entries: Vec<Option<&'a str>>,
 }
 
-impl<'a> FlowSet<'a> {
-    pub(crate) fn compile(documents: &[&'a Value]) -> Self {
-        let mut flows = Vec::with_capacity(documents.len());
-        let mut uses = Vec::with_capacity(documents.len());
+impl<'a> Directory<'a> {
+    pub(crate) fn new(documents: &[&'a Value]) -> Self {
         let mut by_id = FxHashMap::with_capacity_and_hasher(documents.len(), Default::default());
+        let mut ids = Vec::with_capacity(documents.len());
+        let mut entries = Vec::with_capacity(documents.len());
         for (index, document) in documents.iter().enumerate() {
-            let flow = compile_flow(document);
-            // Collect the variable uses while the flow's JSON is still in cache.
-            uses.push(crate::vars::collect(&flow));
-            by_id.entry(flow.id).or_insert(index);
-            flows.push(flow);
+            let id = flow_id(document);
+            by_id.entry(id).or_insert(index);
+            ids.push(id);
+            let first = steps_of(document).first();
+            entries.push(first.map(|step| step.get("id").and_then(Value::as_str).unwrap_or("")));
         }
-        Self { flows, uses, by_id }
+        Self {
+            by_id,
+            ids,
+            entries,
+        }
     }
 
     /// The index of the first flow with this id.
@@ -355,6 +362,59 @@ impl<'a> FlowSet<'a> {
         }
         step.str_field(Key::Flow).and_then(|id| self.find(id))
     }
+
+    /// The id of flow `index`.
+    pub(crate) fn id(&self, index: usize) -> &'a str {
+        self.ids.get(index).copied().unwrap_or("")
+    }
+
+    /// The id of the entry step of flow `index`, when it has a step.
+    pub(crate) fn entry(&self, index: usize) -> Option<&'a str> {
+        self.entries.get(index).copied().flatten()
+    }
+}
+
+/// A compiled set: the entry document first, then the subflows in order.
+#[derive(Debug)]
+pub(crate) struct FlowSet<'a> {
+    pub(crate) flows: Vec<Flow<'a>>,
+    /// The variable uses of each flow (same order as `flows`).
+    pub(crate) uses: Vec<Uses<'a>>,
+    pub(crate) directory: Directory<'a>,
+}
+
+impl<'a> FlowSet<'a> {
+    pub(crate) fn compile(documents: &[&'a Value]) -> Self {
+        let mut flows = Vec::with_capacity(documents.len());
+        let mut uses = Vec::with_capacity(documents.len());
+        for document in documents {
+            let flow = compile_flow(document);
+            // Collect the variable uses while the flow's JSON is still in cache.
+            uses.push(crate::vars::collect(&flow));
+            flows.push(flow);
+        }
+        Self {
+            flows,
+            uses,
+            directory: Directory::new(documents),
+        }
+    }
+
+    /// The flow a `subflow` step calls, when it is in the set.
+    pub(crate) fn callee(&self, step: &Step<'_>) -> Option<usize> {
+        self.directory.callee(step)
+    }
+}
+
+fn flow_id(document: &Value) -> &str {
+    document.get("id").and_then(Value::as_str).unwrap_or("")
+}
+
+fn steps_of(document: &Value) -> &[Value] {
+    document
+        .get("steps")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 /// The keys of a step that only compiling reads: where its edges go.
@@ -364,12 +424,10 @@ struct Jumps<'a> {
     on_fail: Option<&'a Value>,
 }
 
-fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
-    let id = document.get("id").and_then(Value::as_str).unwrap_or("");
-    let raw: &[Value] = document
-        .get("steps")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice);
+/// Compiles one flow document: its steps, their edges, and whether a path falls off the end.
+pub(crate) fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
+    let id = flow_id(document);
+    let raw = steps_of(document);
     let mut index: FxHashMap<&str, usize> =
         FxHashMap::with_capacity_and_hasher(raw.len(), Default::default());
     let mut steps = Vec::with_capacity(raw.len());

@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::flow::{FlowSet, Key, Target, step_label};
+use crate::flow::{Directory, Flow, FlowSet, Key, Target, compile_flow, step_label};
+use crate::vars::Uses;
 
 /// The id of the synthetic terminal that a path reaches when it falls off the end of `steps`
 /// (also its `kind`).
@@ -121,92 +122,111 @@ impl EdgeKind {
 /// the set gets a `call` edge to that flow's entry (the first flow with that id when ids
 /// repeat); every `subflow` step gets a `return` edge to its successor.
 pub fn describe<'a>(flows: &[&'a Value]) -> Graph<'a> {
-    describe_set(&FlowSet::compile(flows))
+    // Each flow is compiled, described and dropped in turn, so its JSON is still in cache while
+    // its graph is built and only one compiled flow is held at a time (on a large set, a
+    // separate pass over every flow costs a cache miss per step).
+    let directory = Directory::new(flows);
+    let flows = flows
+        .iter()
+        .map(|document| {
+            let flow = compile_flow(document);
+            let uses = crate::vars::collect(&flow);
+            describe_flow(&directory, &flow, &uses)
+        })
+        .collect();
+    Graph { flows }
 }
 
 pub(crate) fn describe_set<'a>(set: &FlowSet<'a>) -> Graph<'a> {
-    let mut out = Vec::with_capacity(set.flows.len());
-    for (flow, uses) in set.flows.iter().zip(&set.uses) {
-        let id_of = |target: Target| match target {
-            Target::Step(i) => flow.steps[i].id,
-            Target::End => IMPLICIT_END,
-        };
-        // Room for `(end)` too: growing the vector by one would copy it.
-        let mut nodes: Vec<Node<'_>> = Vec::with_capacity(flow.steps.len() + 1);
-        nodes.extend(flow.steps.iter().map(|step| Node {
-            id: step.id,
-            kind: step.kind.as_str(),
-            label: step_label(step),
-            waits: step.kind.waits(),
-        }));
-        let mut terminals: Vec<&str> = flow
-            .steps
-            .iter()
-            .filter(|s| matches!(s.kind, crate::flow::Kind::End | crate::flow::Kind::Handoff))
-            .map(|s| s.id)
-            .collect();
-        if flow.falls_off {
-            nodes.push(Node {
-                id: IMPLICIT_END,
-                kind: IMPLICIT_END,
-                label: Cow::Borrowed(""),
-                waits: false,
-            });
-            terminals.push(IMPLICIT_END);
-        }
-        // The compiled edges plus one `call` edge per `subflow` step.
-        let subflow_steps = flow
-            .steps
-            .iter()
-            .filter(|s| s.kind == crate::flow::Kind::Subflow)
-            .count();
-        let mut edges = Vec::with_capacity(flow.edge_count() + subflow_steps);
-        let mut calls: Vec<&str> = Vec::new();
-        for (position, step) in flow.steps.iter().enumerate() {
-            if step.kind == crate::flow::Kind::Subflow {
-                if let Some(called) = step.str_field(Key::Flow)
-                    && !calls.contains(&called)
-                {
-                    calls.push(called);
-                }
-                if let Some(callee) = set.callee(step)
-                    && let Some(entry) = set.flows[callee].steps.first()
-                {
-                    edges.push(Edge {
-                        from: step.id,
-                        to: entry.id,
-                        to_flow: Some(set.flows[callee].id),
-                        kind: EdgeKind::Call,
-                        label: None,
-                    });
-                }
+    let flows = set
+        .flows
+        .iter()
+        .zip(&set.uses)
+        .map(|(flow, uses)| describe_flow(&set.directory, flow, uses))
+        .collect();
+    Graph { flows }
+}
+
+/// The graph of one compiled flow; `directory` resolves its calls.
+fn describe_flow<'a>(directory: &Directory<'a>, flow: &Flow<'a>, uses: &Uses<'a>) -> FlowGraph<'a> {
+    let id_of = |target: Target| match target {
+        Target::Step(i) => flow.steps[i].id,
+        Target::End => IMPLICIT_END,
+    };
+    // Room for `(end)` too: growing the vector by one would copy it.
+    let mut nodes: Vec<Node<'_>> = Vec::with_capacity(flow.steps.len() + 1);
+    nodes.extend(flow.steps.iter().map(|step| Node {
+        id: step.id,
+        kind: step.kind.as_str(),
+        label: step_label(step),
+        waits: step.kind.waits(),
+    }));
+    let mut terminals: Vec<&str> = flow
+        .steps
+        .iter()
+        .filter(|s| matches!(s.kind, crate::flow::Kind::End | crate::flow::Kind::Handoff))
+        .map(|s| s.id)
+        .collect();
+    if flow.falls_off {
+        nodes.push(Node {
+            id: IMPLICIT_END,
+            kind: IMPLICIT_END,
+            label: Cow::Borrowed(""),
+            waits: false,
+        });
+        terminals.push(IMPLICIT_END);
+    }
+    // The compiled edges plus one `call` edge per `subflow` step.
+    let subflow_steps = flow
+        .steps
+        .iter()
+        .filter(|s| s.kind == crate::flow::Kind::Subflow)
+        .count();
+    let mut edges = Vec::with_capacity(flow.edge_count() + subflow_steps);
+    let mut calls: Vec<&str> = Vec::new();
+    for (position, step) in flow.steps.iter().enumerate() {
+        if step.kind == crate::flow::Kind::Subflow {
+            if let Some(called) = step.str_field(Key::Flow)
+                && !calls.contains(&called)
+            {
+                calls.push(called);
             }
-            for edge in flow.edges(position) {
+            if let Some(callee) = directory.callee(step)
+                && let Some(entry) = directory.entry(callee)
+            {
                 edges.push(Edge {
                     from: step.id,
-                    to: id_of(edge.to),
-                    to_flow: None,
-                    kind: edge.kind,
-                    label: edge.label.map(crate::flow::Label::text),
+                    to: entry,
+                    to_flow: Some(directory.id(callee)),
+                    kind: EdgeKind::Call,
+                    label: None,
                 });
             }
         }
-        let sorted_names = |uses: &[crate::vars::Use<'a>]| {
-            let mut names: Vec<&'a str> = uses.iter().map(|u| u.name).collect();
-            names.sort_unstable();
-            names.dedup();
-            names
-        };
-        out.push(FlowGraph {
-            id: flow.id,
-            entry: flow.steps.first().map_or("", |s| s.id),
-            nodes,
-            edges,
-            terminals,
-            reads: sorted_names(&uses.reads),
-            writes: sorted_names(&uses.writes),
-            calls,
-        });
+        for edge in flow.edges(position) {
+            edges.push(Edge {
+                from: step.id,
+                to: id_of(edge.to),
+                to_flow: None,
+                kind: edge.kind,
+                label: edge.label.map(crate::flow::Label::text),
+            });
+        }
     }
-    Graph { flows: out }
+    let sorted_names = |uses: &[crate::vars::Use<'a>]| {
+        let mut names: Vec<&'a str> = uses.iter().map(|u| u.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    };
+    FlowGraph {
+        id: flow.id,
+        entry: flow.steps.first().map_or("", |s| s.id),
+        nodes,
+        edges,
+        terminals,
+        reads: sorted_names(&uses.reads),
+        writes: sorted_names(&uses.writes),
+        calls,
+    }
 }

@@ -65,6 +65,13 @@ fn golden_mermaid_and_json_for_every_fixture() {
                 .unwrap();
         text.push('\n');
         expect_file![format!("../test_data/golden/{}.json", fixture.name)].assert_eq(&text);
+        // `analyze_set` compiles the set once for its graph and lint; `describe` and `lint`
+        // each compile on their own (describe flow by flow): the results are the same.
+        if let [document, subflows @ ..] = fixture.flows.as_slice() {
+            let analysis = analyze_set(document, subflows);
+            assert_eq!(analysis.graph.as_ref(), Some(&graph), "{}", fixture.name);
+            assert_eq!(analysis.diagnostics, diagnostics, "{}", fixture.name);
+        }
     }
 }
 
