@@ -385,12 +385,22 @@ pub(crate) struct FlowSet<'a> {
 
 impl<'a> FlowSet<'a> {
     pub(crate) fn compile(documents: &[&'a Value]) -> Self {
+        Self::compile_each(documents, |_, _, _| {})
+    }
+
+    /// Compiles the set, calling `each` with every flow (its index, the flow, its uses) just
+    /// after compiling it, while the flow's JSON is still in cache.
+    pub(crate) fn compile_each(
+        documents: &[&'a Value],
+        mut each: impl FnMut(usize, &Flow<'a>, &Uses<'a>),
+    ) -> Self {
         let mut flows = Vec::with_capacity(documents.len());
         let mut uses = Vec::with_capacity(documents.len());
-        for document in documents {
+        for (index, document) in documents.iter().enumerate() {
             let flow = compile_flow(document);
-            // Collect the variable uses while the flow's JSON is still in cache.
-            uses.push(crate::vars::collect(&flow));
+            let flow_uses = crate::vars::collect(&flow);
+            each(index, &flow, &flow_uses);
+            uses.push(flow_uses);
             flows.push(flow);
         }
         Self {

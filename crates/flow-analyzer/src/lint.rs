@@ -149,9 +149,49 @@ pub fn source_name(index: usize) -> String {
 /// `steps`; array indexes numerically), then by code. When flow ids repeat, `subflow` steps
 /// resolve to the first flow with the id.
 pub fn lint(flows: &[&Value]) -> Vec<Diagnostic> {
-    lint_set(&FlowSet::compile(flows))
+    // The checks that read only one flow's JSON run as each flow is compiled, while the flow
+    // is in cache; the rest read the compiled set.
+    let mut early = Vec::new();
+    let set = FlowSet::compile_each(flows, |index, flow, uses| {
+        flow_checks(&mut early, index, flow, uses);
+    });
+    set_checks(&set, early)
 }
 
+pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
+    let mut early = Vec::new();
+    for (index, (flow, uses)) in set.flows.iter().zip(&set.uses).enumerate() {
+        flow_checks(&mut early, index, flow, uses);
+    }
+    set_checks(set, early)
+}
+
+/// A diagnostic of flow `index`, tagged with that index for sorting.
+fn diagnostic(
+    index: usize,
+    flow: &Flow<'_>,
+    step: Option<usize>,
+    code: Code,
+    path: String,
+    message: String,
+) -> (usize, Diagnostic) {
+    (
+        index,
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            flow: flow.id.to_owned(),
+            step: step
+                .and_then(|s| flow.steps.get(s))
+                .map(|s| s.id.to_owned()),
+            path,
+            message,
+            source: source_name(index),
+        },
+    )
+}
+
+/// Diagnostics over the compiled set.
 struct Sink<'s, 'a> {
     set: &'s FlowSet<'a>,
     out: Vec<(usize, Diagnostic)>,
@@ -166,28 +206,62 @@ impl Sink<'_, '_> {
         path: String,
         message: String,
     ) {
-        let f = &self.set.flows[flow];
-        self.out.push((
-            flow,
-            Diagnostic {
-                code,
-                severity: code.severity(),
-                flow: f.id.to_owned(),
-                step: step.and_then(|s| f.steps.get(s)).map(|s| s.id.to_owned()),
-                path,
-                message,
-                source: source_name(flow),
-            },
-        ));
+        let entry = diagnostic(flow, &self.set.flows[flow], step, code, path, message);
+        self.out.push(entry);
     }
 }
 
-pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
-    let mut sink = Sink {
-        set,
-        out: Vec::new(),
-    };
-    let uses = &set.uses;
+/// Diagnostics of one flow, found before the set is complete.
+struct FlowSink<'s, 'f, 'a> {
+    index: usize,
+    flow: &'f Flow<'a>,
+    out: &'s mut Vec<(usize, Diagnostic)>,
+}
+
+impl FlowSink<'_, '_, '_> {
+    fn push(&mut self, step: Option<usize>, code: Code, path: String, message: String) {
+        let entry = diagnostic(self.index, self.flow, step, code, path, message);
+        self.out.push(entry);
+    }
+}
+
+/// `duplicate-title`, `duplicate-case` and `malformed-placeholder`: they need one flow only.
+fn flow_checks<'a>(
+    out: &mut Vec<(usize, Diagnostic)>,
+    index: usize,
+    flow: &Flow<'a>,
+    uses: &Uses<'a>,
+) {
+    let mut sink = FlowSink { index, flow, out };
+    options_and_cases(&mut sink);
+    for bad in &uses.malformed {
+        let message = match &bad.problem {
+            Placeholder::Unclosed(at) => format!(
+                "\"{{{{\" at character {at} has no closing \"}}}}\"; close the placeholder or remove the braces"
+            ),
+            Placeholder::Empty => {
+                "empty placeholder \"{{}}\"; put a variable name between the braces or remove them"
+                    .to_owned()
+            }
+            Placeholder::Invalid(inner) => format!(
+                "placeholder {:?} does not name a variable; use lowercase letters, digits and underscores with no spaces, e.g. {{{{name}}}}",
+                format!("{{{{{inner}}}}}")
+            ),
+            Placeholder::Name(_) => continue,
+        };
+        sink.push(
+            Some(bad.step),
+            Code::MalformedPlaceholder,
+            bad.site.pointer(flow, bad.step),
+            message,
+        );
+    }
+}
+
+/// The checks that need the whole set (calls, control flow through subflows, variables,
+/// keywords), then every diagnostic in order.
+fn set_checks(set: &FlowSet<'_>, early: Vec<(usize, Diagnostic)>) -> Vec<Diagnostic> {
+    let mut sink = Sink { set, out: early };
     let call_order = subflow_cycles(&mut sink);
     let mut finishes = vec![false; set.flows.len()];
     for component in call_order.iter() {
@@ -197,29 +271,8 @@ pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
     }
     for (index, flow) in set.flows.iter().enumerate() {
         control_flow(&mut sink, index, flow, &finishes);
-        options_and_cases(&mut sink, index, flow);
-        for bad in &uses[index].malformed {
-            let message = match &bad.problem {
-                Placeholder::Unclosed(at) => format!(
-                    "\"{{{{\" at character {at} has no closing \"}}}}\"; close the placeholder or remove the braces"
-                ),
-                Placeholder::Empty => "empty placeholder \"{{}}\"; put a variable name between the braces or remove them".to_owned(),
-                Placeholder::Invalid(inner) => format!(
-                    "placeholder {:?} does not name a variable; use lowercase letters, digits and underscores with no spaces, e.g. {{{{name}}}}",
-                    format!("{{{{{inner}}}}}")
-                ),
-                Placeholder::Name(_) => continue,
-            };
-            sink.push(
-                index,
-                Some(bad.step),
-                Code::MalformedPlaceholder,
-                bad.site.pointer(flow, bad.step),
-                message,
-            );
-        }
     }
-    variables(&mut sink, uses);
+    variables(&mut sink, &set.uses);
     keywords(&mut sink);
     let mut out = sink.out;
     out.sort_by(|(fa, a), (fb, b)| {
@@ -506,12 +559,13 @@ fn ordinal(n: usize) -> String {
 }
 
 /// `duplicate-title` and `duplicate-case`.
-fn options_and_cases<'a>(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'a>) {
+fn options_and_cases<'a>(sink: &mut FlowSink<'_, '_, 'a>) {
+    let flow = sink.flow;
     // The titles seen so far in the step, with where each is; reused from step to step.
     let mut titles: Vec<(Cow<'a, str>, OptionAt)> = Vec::new();
     for (i, step) in flow.steps.iter().enumerate() {
         titles.clear();
-        let mut check_title = |sink: &mut Sink<'_, '_>, option: &'a Value, at: OptionAt| {
+        let mut check_title = |sink: &mut FlowSink<'_, '_, 'a>, option: &'a Value, at: OptionAt| {
             let Some(title) = option.get("title").and_then(Value::as_str) else {
                 return;
             };
@@ -530,7 +584,7 @@ fn options_and_cases<'a>(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'a>)
                 let message = format!(
                     "{what} title {title:?} repeats the title at {first} (ignoring case); give each {what} a distinct title"
                 );
-                sink.push(index, Some(i), Code::DuplicateTitle, at.path(i), message);
+                sink.push(Some(i), Code::DuplicateTitle, at.path(i), message);
             } else {
                 titles.push((folded, at));
             }
@@ -560,7 +614,6 @@ fn options_and_cases<'a>(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'a>)
                         .position(|c| c.get("when").is_some_and(|w| same_value(w, when)));
                     if let Some(k) = earlier {
                         sink.push(
-                            index,
                             Some(i),
                             Code::DuplicateCase,
                             format!("/steps/{i}/cases/{j}/when"),
