@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use crate::error::Error;
 use crate::flow::FlowSet;
-use crate::graph::{Graph, describe_set};
-use crate::lint::{Diagnostic, Severity, lint_set, source_name};
+use crate::graph::{Graph, describe_flow};
+use crate::lint::{Diagnostic, Severity, flow_checks, set_checks, source_name};
 use crate::mermaid::{Direction, render_mermaid};
 
 /// What `flow_analyze` returns besides the diagnostics.
@@ -152,9 +152,16 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
             summary,
         };
     }
-    let set = FlowSet::compile(&documents);
-    let graph = describe_set(&set);
-    let diagnostics = lint_set(&set);
+    // One compile for the graph and the lint; each flow is described and gets the checks that
+    // read only its own JSON as soon as it is compiled, while it is in cache.
+    let mut flow_graphs = Vec::with_capacity(documents.len());
+    let mut early = Vec::new();
+    let set = FlowSet::compile_each(&documents, |directory, index, flow, uses| {
+        flow_graphs.push(describe_flow(directory, flow, uses));
+        flow_checks(&mut early, index, flow, uses);
+    });
+    let graph = Graph { flows: flow_graphs };
+    let diagnostics = set_checks(&set, early);
     summary.steps = set.flows.iter().map(|f| f.steps.len()).sum();
     summary.nodes = graph.flows.iter().map(|f| f.nodes.len()).sum();
     summary.edges = graph.flows.iter().map(|f| f.edges.len()).sum();

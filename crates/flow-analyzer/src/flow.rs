@@ -384,29 +384,27 @@ pub(crate) struct FlowSet<'a> {
 }
 
 impl<'a> FlowSet<'a> {
-    pub(crate) fn compile(documents: &[&'a Value]) -> Self {
-        Self::compile_each(documents, |_, _, _| {})
-    }
-
-    /// Compiles the set, calling `each` with every flow (its index, the flow, its uses) just
-    /// after compiling it, while the flow's JSON is still in cache.
+    /// Compiles the set, calling `each` with every flow (the set's directory, the flow's
+    /// index, the flow and its uses) just after compiling it, while the flow's JSON is still in
+    /// cache.
     pub(crate) fn compile_each(
         documents: &[&'a Value],
-        mut each: impl FnMut(usize, &Flow<'a>, &Uses<'a>),
+        mut each: impl FnMut(&Directory<'a>, usize, &Flow<'a>, &Uses<'a>),
     ) -> Self {
+        let directory = Directory::new(documents);
         let mut flows = Vec::with_capacity(documents.len());
         let mut uses = Vec::with_capacity(documents.len());
         for (index, document) in documents.iter().enumerate() {
             let flow = compile_flow(document);
             let flow_uses = crate::vars::collect(&flow);
-            each(index, &flow, &flow_uses);
+            each(&directory, index, &flow, &flow_uses);
             uses.push(flow_uses);
             flows.push(flow);
         }
         Self {
             flows,
             uses,
-            directory: Directory::new(documents),
+            directory,
         }
     }
 

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::flow::{Directory, Flow, FlowSet, Key, Target, compile_flow, step_label};
+use crate::flow::{Directory, Flow, Key, Target, compile_flow, step_label};
 use crate::vars::Uses;
 
 /// The id of the synthetic terminal that a path reaches when it falls off the end of `steps`
@@ -137,18 +137,12 @@ pub fn describe<'a>(flows: &[&'a Value]) -> Graph<'a> {
     Graph { flows }
 }
 
-pub(crate) fn describe_set<'a>(set: &FlowSet<'a>) -> Graph<'a> {
-    let flows = set
-        .flows
-        .iter()
-        .zip(&set.uses)
-        .map(|(flow, uses)| describe_flow(&set.directory, flow, uses))
-        .collect();
-    Graph { flows }
-}
-
 /// The graph of one compiled flow; `directory` resolves its calls.
-fn describe_flow<'a>(directory: &Directory<'a>, flow: &Flow<'a>, uses: &Uses<'a>) -> FlowGraph<'a> {
+pub(crate) fn describe_flow<'a>(
+    directory: &Directory<'a>,
+    flow: &Flow<'a>,
+    uses: &Uses<'a>,
+) -> FlowGraph<'a> {
     let id_of = |target: Target| match target {
         Target::Step(i) => flow.steps[i].id,
         Target::End => IMPLICIT_END,

@@ -152,18 +152,10 @@ pub fn lint(flows: &[&Value]) -> Vec<Diagnostic> {
     // The checks that read only one flow's JSON run as each flow is compiled, while the flow
     // is in cache; the rest read the compiled set.
     let mut early = Vec::new();
-    let set = FlowSet::compile_each(flows, |index, flow, uses| {
+    let set = FlowSet::compile_each(flows, |_, index, flow, uses| {
         flow_checks(&mut early, index, flow, uses);
     });
     set_checks(&set, early)
-}
-
-pub(crate) fn lint_set(set: &FlowSet<'_>) -> Vec<Diagnostic> {
-    let mut early = Vec::new();
-    for (index, (flow, uses)) in set.flows.iter().zip(&set.uses).enumerate() {
-        flow_checks(&mut early, index, flow, uses);
-    }
-    set_checks(set, early)
 }
 
 /// A diagnostic of flow `index`, tagged with that index for sorting.
@@ -226,7 +218,7 @@ impl FlowSink<'_, '_, '_> {
 }
 
 /// `duplicate-title`, `duplicate-case` and `malformed-placeholder`: they need one flow only.
-fn flow_checks<'a>(
+pub(crate) fn flow_checks<'a>(
     out: &mut Vec<(usize, Diagnostic)>,
     index: usize,
     flow: &Flow<'a>,
@@ -260,7 +252,7 @@ fn flow_checks<'a>(
 
 /// The checks that need the whole set (calls, control flow through subflows, variables,
 /// keywords), then every diagnostic in order.
-fn set_checks(set: &FlowSet<'_>, early: Vec<(usize, Diagnostic)>) -> Vec<Diagnostic> {
+pub(crate) fn set_checks(set: &FlowSet<'_>, early: Vec<(usize, Diagnostic)>) -> Vec<Diagnostic> {
     let mut sink = Sink { set, out: early };
     let call_order = subflow_cycles(&mut sink);
     let mut finishes = vec![false; set.flows.len()];

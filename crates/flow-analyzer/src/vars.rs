@@ -223,15 +223,16 @@ fn condition_reads<'a>(condition: &'a Value, case: usize, step: usize, uses: &mu
 mod tests {
     use serde_json::json;
 
-    use crate::flow::FlowSet;
+    use super::collect;
+    use crate::flow::compile_flow;
 
     fn reads_of(text: &str) -> Vec<String> {
         let document = json!({"id": "f", "steps": [
             {"id": "a", "kind": "message", "text": text},
             {"id": "b", "kind": "message", "text": "{{x}} again"}
         ]});
-        let set = FlowSet::compile(&[&document]);
-        set.uses[0]
+        let flow = compile_flow(&document);
+        collect(&flow)
             .reads
             .iter()
             .map(|u| format!("{}@{}", u.name, u.step))
