@@ -75,7 +75,8 @@ pub fn escape_label(text: &str) -> String {
 /// Appends `text`, shortened to `max` chars (ending with `…` when cut), escaped as
 /// [`escape_label`] does.
 pub(crate) fn push_label(out: &mut String, text: &str, max: usize) {
-    let cut = if max == usize::MAX {
+    // A text of at most `max` bytes has at most `max` chars: no need to count them.
+    let cut = if max == usize::MAX || text.len() <= max {
         None
     } else {
         // The byte offset of the char that would be the `max`-th: keep `max - 1` chars then `…`.
@@ -186,12 +187,7 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
                 continue;
             };
             let (from, to) = (ids.numbers[from], ids.numbers[to]);
-            match edge
-                .label
-                .as_deref()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-            {
+            match edge.label.as_deref().map(trim).filter(|l| !l.is_empty()) {
                 Some(label) => {
                     push_node_id(&mut out, indent, from);
                     out.push_str(" -->|\"");
@@ -290,8 +286,16 @@ fn push_number(out: &mut String, mut n: usize) {
             break;
         }
     }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
+    // ASCII digits: always UTF-8.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
+/// `str::trim`, with a shortcut for the usual text that starts and ends with a visible ASCII
+/// character (Unicode white space at either end is not ASCII, or is ASCII white space).
+fn trim(text: &str) -> &str {
+    match (text.as_bytes().first(), text.as_bytes().last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim(),
     }
 }
 
@@ -303,9 +307,41 @@ fn push_node_text(out: &mut String, node: &Node<'_>) {
     push_label(out, node.id, MAX_ID_CHARS);
     out.push_str("<br>");
     out.push_str(node.kind);
-    let text = node.label.trim();
+    let text = trim(&node.label);
     if !text.is_empty() {
         out.push_str(": ");
         push_label(out, text, MAX_TEXT_CHARS);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trim_and_shortening_agree_with_the_plain_versions() {
+        for text in [
+            "a",
+            " a ",
+            "\u{3000}ab\u{2028}",
+            "\ta",
+            "a\n",
+            "",
+            " ",
+            "é",
+            "x…y",
+        ] {
+            assert_eq!(trim(text), text.trim(), "{text:?}");
+        }
+        let mut out = String::new();
+        push_label(&mut out, "abcdé", 5);
+        assert_eq!(out, "abcdé");
+        out.clear();
+        push_label(&mut out, "abcdéf", 5);
+        assert_eq!(out, "abcd…");
+        out.clear();
+        push_number(&mut out, 0);
+        push_number(&mut out, 1_234_567);
+        assert_eq!(out, "01234567");
     }
 }
