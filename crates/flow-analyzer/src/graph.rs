@@ -207,20 +207,14 @@ pub(crate) fn describe_flow<'a>(
             });
         }
     }
-    let sorted_names = |uses: &[crate::vars::Use<'a>]| {
-        let mut names: Vec<&'a str> = uses.iter().map(|u| u.name).collect();
-        names.sort_unstable();
-        names.dedup();
-        names
-    };
     FlowGraph {
         id: flow.id,
         entry: flow.steps.first().map_or("", |s| s.id),
         nodes,
         edges,
         terminals,
-        reads: sorted_names(&uses.reads),
-        writes: sorted_names(&uses.writes),
+        reads: uses.read_names.clone(),
+        writes: uses.write_names.clone(),
         calls,
     }
 }

@@ -658,14 +658,31 @@ fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
     }
     let mut read: FxHashSet<&str> = FxHashSet::default();
     for flow_uses in uses {
-        defined.extend(flow_uses.writes.iter().map(|u| u.name));
-        read.extend(flow_uses.reads.iter().map(|u| u.name));
+        defined.extend(flow_uses.write_names.iter().copied());
+        read.extend(flow_uses.read_names.iter().copied());
+    }
+    // Find the few names that need a diagnostic from each flow's unique names; only then
+    // look at every use (hashing every use's name again costs a cache miss each on a large
+    // set, and most sets have no such name).
+    let mut undefined: FxHashSet<&str> = FxHashSet::default();
+    let mut unused: FxHashSet<&str> = FxHashSet::default();
+    for flow_uses in uses {
+        undefined.extend(
+            flow_uses
+                .read_names
+                .iter()
+                .filter(|n| !defined.contains(*n)),
+        );
+        unused.extend(flow_uses.write_names.iter().filter(|n| !read.contains(*n)));
+    }
+    if undefined.is_empty() && unused.is_empty() {
+        return;
     }
     let mut reported_unused: FxHashSet<&str> = FxHashSet::default();
     for (index, flow_uses) in uses.iter().enumerate() {
         let flow = &set.flows[index];
         for u in &flow_uses.reads {
-            if defined.contains(u.name) {
+            if !undefined.contains(u.name) {
                 continue;
             }
             sink.push(
@@ -680,7 +697,7 @@ fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
             );
         }
         for u in &flow_uses.writes {
-            if read.contains(u.name) || !reported_unused.insert(u.name) {
+            if !unused.contains(u.name) || !reported_unused.insert(u.name) {
                 continue;
             }
             sink.push(

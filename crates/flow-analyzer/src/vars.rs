@@ -95,6 +95,10 @@ pub(crate) struct Uses<'a> {
     pub(crate) reads: Vec<Use<'a>>,
     pub(crate) writes: Vec<Use<'a>>,
     pub(crate) malformed: Vec<BadPlaceholder<'a>>,
+    /// The names of `reads`, sorted, unique.
+    pub(crate) read_names: Vec<&'a str>,
+    /// The names of `writes`, sorted, unique.
+    pub(crate) write_names: Vec<&'a str>,
 }
 
 /// Collects the reads (conditions, placeholders of interpolated texts) and writes (`save`,
@@ -184,7 +188,18 @@ pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
             });
         }
     }
+    // Sorted now, while the names are in cache: the graph lists them, and lint compares
+    // these few names across the set instead of every use.
+    uses.read_names = sorted_names(&uses.reads);
+    uses.write_names = sorted_names(&uses.writes);
     uses
+}
+
+fn sorted_names<'a>(uses: &[Use<'a>]) -> Vec<&'a str> {
+    let mut names: Vec<&'a str> = uses.iter().map(|u| u.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
 }
 
 fn condition_reads<'a>(condition: &'a Value, case: usize, step: usize, uses: &mut Uses<'a>) {
