@@ -493,28 +493,32 @@ pub(crate) fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
         match step.kind {
             Kind::Buttons => {
                 for button in step.array_field(Key::Buttons) {
-                    let to = match button.get("next") {
+                    let button = Inner::of(button);
+                    let to = match button.next {
                         Some(next) => resolve(Some(next)),
                         None => successor,
                     };
-                    push(to, EdgeKind::Button, title(button));
+                    push(to, EdgeKind::Button, button.title());
                 }
             }
             Kind::List => {
                 for section in step.array_field(Key::Sections) {
-                    for row in array(section, "rows") {
-                        let to = match row.get("next") {
+                    let rows = Inner::of(section).rows.and_then(Value::as_array);
+                    for row in rows.map_or(&[][..], Vec::as_slice) {
+                        let row = Inner::of(row);
+                        let to = match row.next {
                             Some(next) => resolve(Some(next)),
                             None => successor,
                         };
-                        push(to, EdgeKind::Row, title(row));
+                        push(to, EdgeKind::Row, row.title());
                     }
                 }
             }
             Kind::Branch => {
                 for case in step.array_field(Key::Cases) {
-                    let label = case.get("when").map(Label::Condition);
-                    push(resolve(case.get("next")), EdgeKind::Case, label);
+                    let case = Inner::of(case);
+                    let label = case.when.map(Label::Condition);
+                    push(resolve(case.next), EdgeKind::Case, label);
                 }
                 let to = match jump.default {
                     Some(default) => resolve(Some(default)),
@@ -548,18 +552,36 @@ pub(crate) fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
     }
 }
 
-fn array<'v>(value: &'v Value, key: &str) -> &'v [Value] {
-    value
-        .get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+/// The keys compiling reads from a button, a row, a section or a case, gathered in one pass
+/// over the object (comparisons with literals) rather than a map search per key.
+#[derive(Default)]
+struct Inner<'v> {
+    next: Option<&'v Value>,
+    title: Option<&'v Value>,
+    when: Option<&'v Value>,
+    rows: Option<&'v Value>,
 }
 
-fn title(option: &Value) -> Option<Label<'_>> {
-    option
-        .get("title")
-        .and_then(Value::as_str)
-        .map(Label::Title)
+impl<'v> Inner<'v> {
+    fn of(value: &'v Value) -> Self {
+        let mut inner = Self::default();
+        if let Some(map) = value.as_object() {
+            for (key, value) in map {
+                match key.as_str() {
+                    "next" => inner.next = Some(value),
+                    "title" => inner.title = Some(value),
+                    "when" => inner.when = Some(value),
+                    "rows" => inner.rows = Some(value),
+                    _ => {}
+                }
+            }
+        }
+        inner
+    }
+
+    fn title(&self) -> Option<Label<'v>> {
+        self.title.and_then(Value::as_str).map(Label::Title)
+    }
 }
 
 /// The node label of a step: its main text, or a short description for steps without one.
