@@ -65,6 +65,19 @@
 //! texts from the documents. No dependency beyond the workspace's list: the small hasher for
 //! lookup-only maps is hand-written (see `fxhash.rs`), and [`Value`] is re-exported so callers
 //! (`botmesh-mcp check`) can hold documents without depending on `serde_json` themselves.
+//!
+//! # Speed
+//!
+//! On large sets the analyzer is bound by memory traffic: a step's JSON (a map node per
+//! object, a heap string per key) is about 1 KB, so a set of a few thousand steps no longer
+//! fits in a core's L2 cache and every pass over the JSON costs a cache miss per step. So the
+//! JSON is read as few times as possible, one flow at a time: compiling gathers each step's
+//! keys in one pass into a small typed step (the keys its kind reads later, edges in one
+//! vector per flow) and collects the flow's variable uses at once; [`describe()`] describes
+//! each flow right after compiling it; [`lint()`] runs the checks that read one flow's JSON
+//! (titles, cases, placeholders) as each flow is compiled, the rest on the compiled set;
+//! [`analyze_set`] compiles once for both. Pointers and messages are built only for the
+//! diagnostics reported.
 
 mod analyze;
 mod error;
