@@ -195,10 +195,16 @@ pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
     uses
 }
 
+/// The names of `uses`, sorted, unique. A flow uses a few names many times: drop the repeats
+/// first (a hash each), then sort the few left (a sort of every use was most of the cost).
 fn sorted_names<'a>(uses: &[Use<'a>]) -> Vec<&'a str> {
-    let mut names: Vec<&'a str> = uses.iter().map(|u| u.name).collect();
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
+    let mut names: Vec<&'a str> = uses
+        .iter()
+        .map(|u| u.name)
+        .filter(|n| seen.insert(n))
+        .collect();
     names.sort_unstable();
-    names.dedup();
     names
 }
 
