@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::error::Error;
-use crate::flow::FlowSet;
+use crate::flow::{Directory, FlowSet};
 use crate::graph::{Graph, describe_flow};
 use crate::lint::{Diagnostic, Severity, flow_checks, set_checks, source_name};
 use crate::mermaid::{Direction, render_mermaid};
@@ -110,13 +110,28 @@ impl Analysis<'_> {
 pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'a> {
     let documents: Vec<&'a Value> = std::iter::once(document).chain(subflows).collect();
     let mut issues = Vec::new();
+    // Each document is compiled right after it is validated, while its JSON is in cache, and
+    // described and given the checks that read only its own JSON at once (one compile for
+    // the graph and the lint). After the first invalid document nothing more is compiled.
+    let mut flow_graphs = Vec::with_capacity(documents.len());
+    let mut early = Vec::new();
+    let mut set = Some(FlowSet::new(Directory::new(&documents)));
     for (index, doc) in documents.iter().enumerate() {
         let validation = botmesh_flow_schema::validate(doc);
+        if !validation.issues.is_empty() {
+            set = None;
+        }
         issues.extend(validation.issues.into_iter().map(|issue| SourcedIssue {
             path: issue.path,
             message: issue.message,
             source: source_name(index),
         }));
+        if let Some(set) = &mut set {
+            set.push(doc, &mut |directory, index, flow, uses| {
+                flow_graphs.push(describe_flow(directory, flow, uses));
+                flow_checks(&mut early, index, flow, uses);
+            });
+        }
     }
     let mut first_with_id: FxHashMap<&str, usize> = FxHashMap::default();
     for (index, doc) in documents.iter().enumerate() {
@@ -141,7 +156,7 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
         issues: issues.len(),
         ..AnalysisSummary::default()
     };
-    if !issues.is_empty() {
+    let Some(set) = set.filter(|_| issues.is_empty()) else {
         // Keep the set's order: the document's issues first, then each subflow's.
         issues.sort_by_key(|issue| source_rank(&issue.source));
         return Analysis {
@@ -151,15 +166,7 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
             graph: None,
             summary,
         };
-    }
-    // One compile for the graph and the lint; each flow is described and gets the checks that
-    // read only its own JSON as soon as it is compiled, while it is in cache.
-    let mut flow_graphs = Vec::with_capacity(documents.len());
-    let mut early = Vec::new();
-    let set = FlowSet::compile_each(&documents, |directory, index, flow, uses| {
-        flow_graphs.push(describe_flow(directory, flow, uses));
-        flow_checks(&mut early, index, flow, uses);
-    });
+    };
     let graph = Graph { flows: flow_graphs };
     let diagnostics = set_checks(&set, early);
     summary.steps = set.flows.iter().map(|f| f.steps.len()).sum();

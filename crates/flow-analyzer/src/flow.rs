@@ -391,21 +391,34 @@ impl<'a> FlowSet<'a> {
         documents: &[&'a Value],
         mut each: impl FnMut(&Directory<'a>, usize, &Flow<'a>, &Uses<'a>),
     ) -> Self {
-        let directory = Directory::new(documents);
-        let mut flows = Vec::with_capacity(documents.len());
-        let mut uses = Vec::with_capacity(documents.len());
-        for (index, document) in documents.iter().enumerate() {
-            let flow = compile_flow(document);
-            let flow_uses = crate::vars::collect(&flow);
-            each(&directory, index, &flow, &flow_uses);
-            uses.push(flow_uses);
-            flows.push(flow);
+        let mut set = Self::new(Directory::new(documents));
+        for document in documents {
+            set.push(document, &mut each);
         }
+        set
+    }
+
+    /// An empty set whose flows will be the documents of `directory`, pushed in order.
+    pub(crate) fn new(directory: Directory<'a>) -> Self {
         Self {
-            flows,
-            uses,
+            flows: Vec::with_capacity(directory.ids.len()),
+            uses: Vec::with_capacity(directory.ids.len()),
             directory,
         }
+    }
+
+    /// Compiles the next document of the set, then calls `each` as [`FlowSet::compile_each`]
+    /// does.
+    pub(crate) fn push(
+        &mut self,
+        document: &'a Value,
+        each: &mut impl FnMut(&Directory<'a>, usize, &Flow<'a>, &Uses<'a>),
+    ) {
+        let flow = compile_flow(document);
+        let uses = crate::vars::collect(&flow);
+        each(&self.directory, self.flows.len(), &flow, &uses);
+        self.uses.push(uses);
+        self.flows.push(flow);
     }
 
     /// The flow a `subflow` step calls, when it is in the set.
