@@ -145,6 +145,18 @@ fn main() {
     bench(filter, "example: analyze", example_steps, || {
         black_box(analyze(&example, &[], Format::Mermaid, Direction::TD));
     });
+    // The same 500 steps per call, but 21 separate copies analyzed in turn: as much JSON to
+    // go through as `500+20x500`, so this separates the cost of the set's size in memory
+    // (cache misses) from the work per step.
+    let copies: Vec<Value> = (0..21).map(|_| set_with(0).0).collect();
+    let mut turn = 0;
+    bench(filter, "500+0x500, 21 copies in turn: d+l+r", 500, || {
+        let refs = [&copies[turn % copies.len()]];
+        turn += 1;
+        let graph = describe(&refs);
+        black_box(lint(&refs));
+        black_box(render_mermaid(&graph, Direction::TD));
+    });
     for subflows in [0, 1, 5, 20] {
         let (document, subs) = set_with(subflows);
         let refs: Vec<&Value> = std::iter::once(&document).chain(&subs).collect();
