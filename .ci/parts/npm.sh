@@ -12,12 +12,14 @@ root=$PWD
 
 target="${CARGO_TARGET_DIR:-target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
-bin="$target/release/botmesh-mcp"
 version=$(node -p 'require("./npm/mcp/package.json").version')
 platform=$(node -p 'process.platform + "-" + process.arch')
 
 bash tools/clients/setup.sh
 CARGO_TERM_QUIET=true cargo xtask npm --locked >/dev/null
+# The binary the platform package ships (static on Linux): already built, so this only prints
+# its path (and its size, on stderr).
+bin=$(CARGO_TERM_QUIET=true cargo xtask dist --locked)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -1,13 +1,17 @@
 //! Project automation, the cargo-xtask way: `cargo xtask <task>`.
 //!
-//! - `cargo xtask schema [--check]`: regenerate (or check) `docs/schema/flow.schema.json`.
-//! - `cargo xtask npm`: build the release binary and assemble the npm packages in `target/npm/`.
+//! - `cargo xtask schema [--check]`: regenerate (or check) `docs/schema/flow.schema.json` and
+//!   its embedded copy `crates/flow-schema/flow.schema.json`.
+//! - `cargo xtask dist`: build the release binary the npm packages ship (static on Linux) and
+//!   print its path.
+//! - `cargo xtask npm`: build that binary and assemble the npm packages in `target/npm/`.
 #![expect(
     clippy::print_stdout,
     clippy::print_stderr,
     reason = "an xtask is a command-line program"
 )]
 
+mod dist;
 mod npm;
 mod schema;
 
@@ -31,8 +35,9 @@ fn try_main() -> Result<(), Box<dyn Error>> {
     match args.first().map(String::as_str) {
         Some("schema") => schema::run(&rest),
         Some("npm") => npm::run(&rest),
+        Some("dist") => dist::run(&rest),
         _ => {
-            eprintln!("usage: cargo xtask <schema [--check] | npm>");
+            eprintln!("usage: cargo xtask <schema [--check] | dist [--locked] | npm>");
             Err("unknown or missing task".into())
         }
     }
@@ -45,6 +50,11 @@ pub(crate) fn project_root() -> PathBuf {
         .nth(1)
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// `$CARGO_TARGET_DIR` when set, else `<root>/target`.
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
 }
 
 #[cfg(test)]

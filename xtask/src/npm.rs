@@ -1,6 +1,6 @@
 //! `cargo xtask npm [--locked] [--no-build] [--binary PLATFORM=PATH]...`: build the release binary
-//! for this machine and assemble the npm packages in `$CARGO_TARGET_DIR/npm/` (default
-//! `target/npm/`).
+//! for this machine (as `cargo xtask dist` does: static on Linux) and assemble the npm packages
+//! in `$CARGO_TARGET_DIR/npm/` (default `target/npm/`).
 //!
 //! The packages come from `npm/` in the repository: `npm/mcp` is the main package `@botmesh/mcp`
 //! (a Node launcher, no dependencies, no install scripts) and `npm/mcp-<platform>` the platform
@@ -17,7 +17,6 @@
 use std::error::Error;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -215,11 +214,6 @@ fn assemble(
     Ok(assembled)
 }
 
-/// `$CARGO_TARGET_DIR` when set, else `<root>/target`.
-fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from)
-}
-
 pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
     let root = crate::project_root();
     let mut locked = false;
@@ -248,38 +242,16 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
         return Err(format!("npm packages are not in lockstep: {}", problems.join("; ")).into());
     }
 
-    let target = target_dir(&root);
+    let target = crate::target_dir(&root);
     if let Some(host) = host_platform()
         && !binaries.iter().any(|(platform, _)| platform == host)
     {
-        if build {
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let mut command = Command::new(cargo);
-            command.args([
-                "build",
-                "--release",
-                "-p",
-                "botmesh-mcp-cli",
-                "--manifest-path",
-            ]);
-            command.arg(root.join("Cargo.toml"));
-            if locked {
-                command.arg("--locked");
-            }
-            let status = command.status()?;
-            if !status.success() {
-                return Err(
-                    format!("cargo build --release -p botmesh-mcp-cli failed ({status})").into(),
-                );
-            }
-        }
-        binaries.insert(
-            0,
-            (
-                host.to_owned(),
-                target.join("release").join(binary_name(host)),
-            ),
-        );
+        let binary = if build {
+            crate::dist::build(&root, locked)?
+        } else {
+            crate::dist::binary_path(&root)?
+        };
+        binaries.insert(0, (host.to_owned(), binary));
     }
     if binaries.is_empty() {
         return Err("this machine has no npm platform package; pass --binary PLATFORM=PATH".into());

@@ -55,5 +55,5 @@ pub use model::{
     Button, Case, Comparison, Condition, FlowDocument, InputKind, MatchMode, MediaKind, Metadata,
     Row, Scalar, Section, Step, Trigger, Variable,
 };
-pub use schema::{json_schema, json_schema_string, limits_json, step_kinds};
+pub use schema::{FLOW_SCHEMA_JSON, json_schema, json_schema_string, limits_json, step_kinds};
 pub use validate::{Issue, Summary, TOP_LEVEL_KEYS, Validation, validate};

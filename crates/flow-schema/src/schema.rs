@@ -9,7 +9,10 @@ use crate::model::FlowDocument;
 const COMMENT: &str =
     "Generated from the Rust types of botmesh-flow-schema by `cargo xtask schema`; do not edit.";
 
-/// The draft 2020-12 schema of a version 2 document.
+/// The draft 2020-12 schema of a version 2 document, generated from the Rust types.
+///
+/// A program that only serves the schema should parse [`FLOW_SCHEMA_JSON`] instead: the same
+/// schema, without linking the generator (about 200 KB of machine code).
 pub fn json_schema() -> Value {
     let generator = SchemaSettings::draft2020_12().into_generator();
     let mut schema = generator.into_root_schema_for::<FlowDocument>().to_value();
@@ -28,6 +31,11 @@ pub fn json_schema_string() -> String {
     text.push('\n');
     text
 }
+
+/// The bytes of [`json_schema_string`], embedded at build time from the crate's
+/// `flow.schema.json` (written with `docs/schema/flow.schema.json` by `cargo xtask schema`; a
+/// test fails when it differs from the generated schema).
+pub const FLOW_SCHEMA_JSON: &str = include_str!("../flow.schema.json");
 
 /// Step kinds, read from a schema produced by [`json_schema`]: the `kind` constant of each
 /// alternative of the step definition, in schema order.

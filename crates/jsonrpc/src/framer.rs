@@ -160,7 +160,7 @@ pub fn read_frames<R: Read>(
     mut on_frame: impl FnMut(Frame) -> ControlFlow<()>,
 ) -> io::Result<()> {
     let mut framer = LineFramer::new(max_message_length);
-    let mut chunk = vec![0u8; 64 * 1024];
+    let mut chunk = vec![0u8; 16 * 1024];
     let stop = std::cell::Cell::new(false);
     let mut forward = |frame: Frame| {
         if !stop.get() && on_frame(frame).is_break() {

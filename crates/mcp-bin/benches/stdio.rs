@@ -3,6 +3,9 @@
 //! synchronous serde_json loop (this same bench binary, re-run with `BOTMESH_BENCH_FLOOR=1`).
 //!
 //! Run with `cargo bench -p botmesh-mcp-cli --bench stdio`. Figures are medians of several runs.
+//! The server measured is the bench build of `botmesh-mcp`, or the binary named by
+//! `BOTMESH_BENCH_BIN`: measure the shipped build with
+//! `BOTMESH_BENCH_BIN=$(cargo xtask dist) cargo bench -p botmesh-mcp-cli --bench stdio`.
 #![expect(
     clippy::print_stdout,
     clippy::unwrap_used,
@@ -14,6 +17,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+const CALL_VALIDATE: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flow_validate","arguments":{"document":{"version":2,"id":"a","steps":[{"id":"s","kind":"end"}]}}}}"#;
 const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// The floor: read a line, parse it, answer `{}` or a fixed result, flush.
@@ -49,7 +53,10 @@ fn spawn(floor: bool) -> Server {
         command.env("BOTMESH_BENCH_FLOOR", "1");
         command
     } else {
-        Command::new(env!("CARGO_BIN_EXE_botmesh-mcp"))
+        Command::new(
+            std::env::var_os("BOTMESH_BENCH_BIN")
+                .unwrap_or_else(|| env!("CARGO_BIN_EXE_botmesh-mcp").into()),
+        )
     };
     let mut child = command
         .stdin(Stdio::piped())
@@ -96,19 +103,29 @@ fn median(mut samples: Vec<Duration>) -> Duration {
     samples[samples.len() / 2]
 }
 
-fn spawn_to_initialize(floor: bool) -> (Duration, u64) {
+/// Median spawn-to-`initialize` time, and median RSS (KiB) after `initialize` and after a
+/// following `tools/list` and one `tools/call`.
+fn spawn_to_initialize(floor: bool) -> (Duration, u64, u64) {
     let mut times = Vec::new();
-    let mut rss = Vec::new();
+    let (mut rss, mut rss_used) = (Vec::new(), Vec::new());
     for _ in 0..100 {
         let start = Instant::now();
         let mut server = spawn(floor);
         server.call(INIT);
         times.push(start.elapsed());
         rss.push(server.rss_kib());
+        server.call(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        server.call(CALL_VALIDATE);
+        rss_used.push(server.rss_kib());
         server.finish();
     }
     rss.sort_unstable();
-    (median(times), rss[rss.len() / 2])
+    rss_used.sort_unstable();
+    (
+        median(times),
+        rss[rss.len() / 2],
+        rss_used[rss_used.len() / 2],
+    )
 }
 
 /// Sequential round trips per second of `ping` (legacy) or of `tools/list` in either era.
@@ -194,13 +211,14 @@ fn main() {
         return;
     }
     for (name, floor) in [("serde_json floor", true), ("botmesh-mcp", false)] {
-        let (init, rss) = spawn_to_initialize(floor);
+        let (init, rss, rss_used) = spawn_to_initialize(floor);
         let pings = round_trips_per_second(floor, false, false);
         let calls = pipelined_calls(floor, false);
         println!(
-            "{name:>18}: spawn-to-initialize median {:.2} ms, RSS after initialize {:.2} MiB, {pings:.0} sequential pings/s, 5,000 pipelined tools/call in {:.1} ms",
+            "{name:>18}: spawn-to-initialize median {:.2} ms, RSS after initialize {:.2} MiB (after tools/list and a call {:.2} MiB), {pings:.0} sequential pings/s, 5,000 pipelined tools/call in {:.1} ms",
             init.as_secs_f64() * 1e3,
             rss as f64 / 1024.0,
+            rss_used as f64 / 1024.0,
             calls.as_secs_f64() * 1e3
         );
     }

@@ -41,7 +41,7 @@ where
 pub fn run_stdio(options: ServerOptions) -> Result<(), ServeError> {
     let server = create_mcp_server(options);
     let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let mut out = io::BufWriter::with_capacity(16 * 1024, stdout.lock());
     let write = |line: &str| {
         out.write_all(line.as_bytes())?;
         out.write_all(b"\n")?;

@@ -934,6 +934,14 @@ fn schema_and_validate_agree_on_empty_value_strings() {
 }
 
 #[test]
+fn the_embedded_schema_is_the_generated_one() {
+    assert!(
+        crate::FLOW_SCHEMA_JSON == json_schema_string(),
+        "crates/flow-schema/flow.schema.json is stale: run `cargo xtask schema`"
+    );
+}
+
+#[test]
 fn step_kinds_come_from_the_schema() {
     assert_eq!(step_kinds(&json_schema()), STEP_KINDS);
 }
