@@ -365,6 +365,14 @@ fn measure(name: &str, root: &Path, queries: &[String], edit: Option<&str>) {
 }
 
 fn main() {
+    // `BENCH_PROFILE_BUILD=<folder>` only builds the index of that folder 20
+    // times (for `perf record`), then exits.
+    if let Some(root) = std::env::var_os("BENCH_PROFILE_BUILD") {
+        for _ in 0..20 {
+            DocsIndex::new(&root).unwrap().refresh().unwrap();
+        }
+        return;
+    }
     let dir: PathBuf =
         std::env::temp_dir().join(format!("botmesh-docs-search-bench-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
