@@ -1,11 +1,11 @@
 //! The in-memory index: pages, sections and postings; ranking.
 
+use crate::SearchHit;
 use crate::dict::{Dict, ENGLISH, SPANISH, stem_of, stemmers};
 use crate::markdown::{self, ParsedPage};
 use crate::root::{Listed, Root, Stamp};
 use crate::snippet;
 use crate::text::{fold, fold_into, identifier_parts, is_stopword, words};
-use crate::{Error, SearchHit};
 
 /// Posting flag: the term is in the section's heading.
 const IN_HEADING: u32 = 1;
@@ -291,23 +291,23 @@ pub(crate) struct Index {
 }
 
 impl Index {
-    /// Brings the index up to date with the tree: re-reads pages whose size or
-    /// modification time changed, adds new ones, drops removed ones, and
-    /// rebuilds the postings only when something changed. Returns whether it did.
-    pub(crate) fn refresh(&mut self, root: &Root) -> Result<bool, Error> {
-        let listing = root.scan()?;
+    /// Brings the index up to date with `listing` (a [`Root::scan`] of the
+    /// tree): re-reads pages whose size or modification time changed, adds new
+    /// ones, drops removed ones, and rebuilds the postings only when something
+    /// changed. Returns whether it did.
+    pub(crate) fn refresh(&mut self, root: &Root, listing: &[Listed]) -> bool {
         let unchanged = listing.len() == self.pages.len()
             && listing
                 .iter()
                 .zip(&self.pages)
                 .all(|(l, p)| l.rel == p.rel && l.stamp == p.stamp);
         if unchanged {
-            return Ok(false);
+            return false;
         }
         self.dict.start_indexing(listing.len());
         let mut old = std::mem::take(&mut self.pages).into_iter().peekable();
         let mut pages = Vec::with_capacity(listing.len());
-        for listed in &listing {
+        for listed in listing {
             while old.next_if(|p| p.rel < listed.rel).is_some() {}
             if let Some(page) = old.next_if(|p| p.rel == listed.rel && p.stamp == listed.stamp) {
                 pages.push(page);
@@ -327,7 +327,7 @@ impl Index {
         self.dict.index_stems();
         self.pages = pages;
         self.rebuild_postings();
-        Ok(true)
+        true
     }
 
     /// Calls `f(term, flag, section id)` for every word occurrence of every
