@@ -395,6 +395,21 @@ fn main() {
         }
         return;
     }
+    // `BENCH_DUMP=<folder>` prints the index sizes and the top 10 of every
+    // synthetic query over that folder (to check that a change to the build
+    // leaves the index and the ranking as they were), then exits.
+    if let Some(root) = std::env::var_os("BENCH_DUMP") {
+        let docs = DocsIndex::new(&root).unwrap();
+        docs.refresh().unwrap();
+        println!("{:?}", docs.stats());
+        for query in synthetic_queries().iter().chain(&docs_queries()) {
+            println!(
+                "{}",
+                serde_json::to_string(&docs.search(query, 10).unwrap()).unwrap()
+            );
+        }
+        return;
+    }
     let dir: PathBuf =
         std::env::temp_dir().join(format!("botmesh-docs-search-bench-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
