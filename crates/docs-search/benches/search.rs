@@ -388,9 +388,13 @@ fn measure(name: &str, root: &Path, queries: &[String], edit: Option<&str>) {
 
 fn main() {
     // `BENCH_PROFILE_BUILD=<folder>` only builds the index of that folder 20
-    // times (for `perf record`), then exits.
+    // times (`BENCH_PROFILE_RUNS`; for `perf record` or valgrind), then exits.
     if let Some(root) = std::env::var_os("BENCH_PROFILE_BUILD") {
-        for _ in 0..20 {
+        let runs: usize = std::env::var("BENCH_PROFILE_RUNS")
+            .ok()
+            .and_then(|runs| runs.parse().ok())
+            .unwrap_or(20);
+        for _ in 0..runs {
             DocsIndex::new(&root).unwrap().refresh().unwrap();
         }
         return;
