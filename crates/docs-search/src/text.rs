@@ -93,6 +93,18 @@ fn find_class(text: &str, from: usize, word: bool) -> usize {
         }
         if class != NON_ASCII {
             i += 1;
+        } else if b == 0xc3
+            && bytes
+                .get(i + 1)
+                .is_some_and(|&next| next != 0x97 && next != 0xb7)
+        {
+            // U+00C0–U+00FF but `×` and `÷`: Latin-1 letters (`á`, `ñ`), word
+            // characters (see `is_word_char`), decoded by hand as they are
+            // most of the non-ASCII characters of Spanish text.
+            if word {
+                return i;
+            }
+            i += 2;
         } else {
             let Some(c) = text[i..].chars().next() else {
                 break;
