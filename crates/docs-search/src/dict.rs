@@ -278,6 +278,11 @@ impl Dict {
         for map in &mut self.spellings {
             map.reserve(guess);
         }
+        if self.ids.is_empty() {
+            // A first build: room for a few dozen distinct words per page
+            // saves the early rehashes of the term table as it grows.
+            self.ids.reserve(pages.min(1 << 16) * 32);
+        }
     }
 
     fn intern_spelling(
