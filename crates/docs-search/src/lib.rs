@@ -30,6 +30,11 @@
 //! [`DocsIndex::search_cached`] skips the check (the query alone);
 //! [`DocsIndex::refresh`] walks whatever the check says.
 //!
+//! Building (or re-reading 16 pages or more) reads and parses the pages on a
+//! short-lived helper thread while the calling thread turns the previous
+//! page into terms, in page order, so the index is the same as a one-thread
+//! build's; warnings about unreadable pages are then logged from that thread.
+//!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let dir = std::env::temp_dir().join(format!("docs-search-doctest-{}", std::process::id()));
