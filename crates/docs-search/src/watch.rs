@@ -248,8 +248,13 @@ mod imp {
                     Ok(wd) => {
                         self.watches.insert(dir.clone(), wd);
                     }
-                    // Gone since the walk: the next walk sees it gone.
-                    Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+                    // Gone or made unreadable since the walk: the next walk
+                    // (due, as `added` is set) sees it so and skips it.
+                    Err(error)
+                        if matches!(
+                            error.kind(),
+                            io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied
+                        ) => {}
                     Err(error) => return Err(error),
                 }
             }
