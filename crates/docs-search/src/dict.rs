@@ -27,9 +27,22 @@ impl Hasher for WordHasher {
             word.copy_from_slice(chunk);
             self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
         }
-        for &byte in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(K);
+        let tail = chunks.remainder();
+        if !tail.is_empty() {
+            // The tail as one zero-padded word, one mixing step (a key's
+            // length is hashed before its bytes, so padding makes no two
+            // keys alike).
+            let mut word = 0u64;
+            for (i, &byte) in tail.iter().enumerate() {
+                word |= u64::from(byte) << (8 * i);
+            }
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
         }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(K);
     }
 
     fn finish(&self) -> u64 {
@@ -148,15 +161,31 @@ pub(crate) fn stem_of<'a>(stemmer: &Stemmer, folded: &'a str) -> Option<Cow<'a, 
 /// Whether a word may be a compound identifier (cheap pre-check for
 /// [`identifier_parts`]).
 fn maybe_identifier(word: &str) -> bool {
+    if word.is_ascii() {
+        let bytes = word.as_bytes();
+        return bytes.contains(&b'_')
+            || (bytes.iter().skip(1).any(u8::is_ascii_uppercase)
+                && bytes.iter().any(u8::is_ascii_lowercase));
+    }
     let mut chars = word.chars();
     chars.next();
     word.contains('_') || (chars.any(char::is_uppercase) && word.chars().any(char::is_lowercase))
 }
 
+/// A term of the dictionary, as the word map holds it.
+#[derive(Debug, Clone, Copy)]
+struct Term {
+    id: u32,
+    /// Bit `lang` set: the term's stem in that language is known (the same
+    /// as `stems[id][lang] != UNSET`, kept beside the id so that interning a
+    /// known word touches one table, not two).
+    stemmed: u8,
+}
+
 /// Term ids for folded words.
 #[derive(Debug, Default)]
 pub(crate) struct Dict {
-    ids: WordMap<u32>,
+    ids: WordMap<Term>,
     /// Term id → where its identifier parts start in `part_lists` (a count,
     /// then the ids), or [`NO_PARTS`]; from the first spelling that had any.
     parts_at: Vec<u32>,
@@ -179,15 +208,20 @@ pub(crate) struct Dict {
 impl Dict {
     /// The id of a folded word, added if new.
     fn intern_folded(&mut self, folded: &str) -> u32 {
-        if let Some(&id) = self.ids.get(folded.as_bytes()) {
-            return id;
+        self.lookup(folded).0
+    }
+
+    /// The term of a folded word, added if new.
+    fn lookup(&mut self, folded: &str) -> (u32, u8) {
+        if let Some(term) = self.ids.get(folded.as_bytes()) {
+            return (term.id, term.stemmed);
         }
         let id = u32::try_from(self.ids.len()).expect("fewer than 2^32 distinct terms");
-        self.ids.insert(Key::new(folded), id);
+        self.ids.insert(Key::new(folded), Term { id, stemmed: 0 });
         self.parts_at.push(NO_PARTS);
         self.stopword.push(is_stopword(folded));
         self.stems.push([UNSET; LANGS]);
-        id
+        (id, 0)
     }
 
     /// Computes the stem of term `id` (folded `folded`) in `lang`, once.
@@ -207,6 +241,9 @@ impl Dict {
             },
         };
         self.stems[id as usize][lang] = stem_id;
+        if let Some(term) = self.ids.get_mut(folded.as_bytes()) {
+            term.stemmed |= 1 << lang;
+        }
     }
 
     /// The id of `word` as written in a page of language `lang`; records its
@@ -241,6 +278,11 @@ impl Dict {
         for map in &mut self.spellings {
             map.reserve(guess);
         }
+        if self.ids.is_empty() {
+            // A first build: room for a few dozen distinct words per page
+            // saves the early rehashes of the term table as it grows.
+            self.ids.reserve(pages.min(1 << 16) * 32);
+        }
     }
 
     fn intern_spelling(
@@ -250,22 +292,19 @@ impl Dict {
         stemmer: &Stemmer,
         scratch: &mut String,
     ) -> u32 {
-        let id = if word.bytes().all(|b| !b.is_ascii_uppercase()) && word.is_ascii() {
-            match self.ids.get(word.as_bytes()) {
-                Some(&id) => id,
-                None => self.intern_folded(word),
-            }
+        let (id, stemmed) = if word.bytes().all(|b| !b.is_ascii_uppercase()) && word.is_ascii() {
+            self.lookup(word)
         } else {
             fold_into(word, scratch);
-            self.intern_folded(scratch)
+            self.lookup(scratch)
         };
-        if self.stems[id as usize][lang] == UNSET {
+        if stemmed & (1 << lang) == 0 {
             fold_into(word, scratch);
             let folded = std::mem::take(scratch);
             self.stem_once(id, &folded, lang, stemmer);
             *scratch = folded;
         }
-        if self.parts_at[id as usize] == NO_PARTS && maybe_identifier(word) {
+        if maybe_identifier(word) && self.parts_at[id as usize] == NO_PARTS {
             let split = identifier_parts(word);
             if !split.is_empty() {
                 let mut parts = Vec::with_capacity(split.len());
@@ -293,7 +332,7 @@ impl Dict {
 
     /// The id of a folded word, if known.
     pub(crate) fn get(&self, folded: &str) -> Option<u32> {
-        self.ids.get(folded.as_bytes()).copied()
+        self.ids.get(folded.as_bytes()).map(|term| term.id)
     }
 
     /// The identifier parts of a term.
@@ -358,8 +397,9 @@ impl Dict {
 
     /// Estimated heap bytes.
     pub(crate) fn heap_bytes(&self) -> usize {
-        let entry = std::mem::size_of::<(Key, u32)>() + 1;
+        let entry = std::mem::size_of::<(Key, Term)>() + 1;
         let words: usize = self.ids.keys().map(|k| entry + k.heap()).sum();
+        let entry = std::mem::size_of::<(Key, u32)>() + 1;
         let parts = 4 * (self.parts_at.len() + self.part_lists.len());
         let stems = self.stems.len() * (4 * LANGS + 1);
         let stem_words: usize = self.stem_ids.keys().map(|k| entry + k.heap()).sum();

@@ -1,11 +1,11 @@
 //! The in-memory index: pages, sections and postings; ranking.
 
+use crate::SearchHit;
 use crate::dict::{Dict, ENGLISH, SPANISH, stem_of, stemmers};
 use crate::markdown::{self, ParsedPage};
 use crate::root::{Listed, Root, Stamp};
 use crate::snippet;
 use crate::text::{fold, fold_into, identifier_parts, is_stopword, words};
-use crate::{Error, SearchHit};
 
 /// Posting flag: the term is in the section's heading.
 const IN_HEADING: u32 = 1;
@@ -119,9 +119,68 @@ fn file_stem(rel: &str) -> &str {
     name.strip_suffix(".md").unwrap_or(name)
 }
 
-/// Parses one page and turns its text into terms.
-fn build_page(dict: &mut Dict, listed: &Listed, source: &str) -> Page {
-    let ParsedPage { title, sections } = markdown::parse(source);
+/// Reads and parses one listed page: its sections and its Markdown size.
+///
+/// An unreadable page is kept as an empty one, so the next change check does
+/// not count it as new again (and rebuild at every search).
+fn read_page(root: &Root, listed: &Listed) -> (ParsedPage, usize) {
+    let source = root.read_listed(&listed.rel).unwrap_or_else(|error| {
+        tracing::warn!(page = %listed.rel, %error, "skipping an unreadable page");
+        String::new()
+    });
+    (markdown::parse(&source), source.len())
+}
+
+/// Below this many pages to read, a refresh reads and parses them on the
+/// calling thread (a thread would cost more than it saves).
+const PIPELINE_PAGES: usize = 16;
+
+/// Reads and parses `pages` in order, handing each to `build` in that
+/// order. With more than a few pages and a second core, a helper thread
+/// reads and parses the next pages while `build` interns the previous one
+/// (the dictionary is filled on the calling thread, in page order, so the
+/// index is the same either way).
+fn read_pages(root: &Root, pages: &[&Listed], mut build: impl FnMut(ParsedPage, usize)) {
+    let parallel = pages.len() >= PIPELINE_PAGES
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    if !parallel {
+        for listed in pages {
+            let (parsed, bytes) = read_page(root, listed);
+            build(parsed, bytes);
+        }
+        return;
+    }
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(32);
+        let reader = std::thread::Builder::new()
+            .name("docs-reader".to_owned())
+            .spawn_scoped(scope, move || {
+                for listed in pages {
+                    if sender.send(read_page(root, listed)).is_err() {
+                        break;
+                    }
+                }
+            });
+        if reader.is_err() {
+            // No thread to be had: read on this one.
+            for listed in pages {
+                let (parsed, bytes) = read_page(root, listed);
+                build(parsed, bytes);
+            }
+            return;
+        }
+        for listed in pages {
+            // The reader sends every page unless it panicked (the scope then
+            // re-raises the panic); read the page here meanwhile.
+            let (parsed, bytes) = receiver.recv().unwrap_or_else(|_| read_page(root, listed));
+            build(parsed, bytes);
+        }
+    });
+}
+
+/// Turns one parsed page into terms.
+fn build_page(dict: &mut Dict, listed: &Listed, parsed: ParsedPage, bytes: usize) -> Page {
+    let ParsedPage { title, sections } = parsed;
     let title = title.unwrap_or_else(|| file_stem(&listed.rel).to_owned());
     let lang = lang_of(locale_of(&listed.rel));
     let stemmer = &stemmers()[lang];
@@ -183,7 +242,7 @@ fn build_page(dict: &mut Dict, listed: &Listed, source: &str) -> Page {
         title,
         title_terms: title_terms.into_boxed_slice(),
         sections,
-        bytes: source.len(),
+        bytes,
     }
 }
 
@@ -291,43 +350,48 @@ pub(crate) struct Index {
 }
 
 impl Index {
-    /// Brings the index up to date with the tree: re-reads pages whose size or
-    /// modification time changed, adds new ones, drops removed ones, and
-    /// rebuilds the postings only when something changed. Returns whether it did.
-    pub(crate) fn refresh(&mut self, root: &Root) -> Result<bool, Error> {
-        let listing = root.scan()?;
+    /// Brings the index up to date with `listing` (a [`Root::scan`] of the
+    /// tree): re-reads pages whose size or modification time changed, adds new
+    /// ones, drops removed ones, and rebuilds the postings only when something
+    /// changed. Returns whether it did.
+    pub(crate) fn refresh(&mut self, root: &Root, listing: &[Listed]) -> bool {
         let unchanged = listing.len() == self.pages.len()
             && listing
                 .iter()
                 .zip(&self.pages)
                 .all(|(l, p)| l.rel == p.rel && l.stamp == p.stamp);
         if unchanged {
-            return Ok(false);
+            return false;
         }
         self.dict.start_indexing(listing.len());
         let mut old = std::mem::take(&mut self.pages).into_iter().peekable();
-        let mut pages = Vec::with_capacity(listing.len());
-        for listed in &listing {
+        // Unchanged pages are kept; the others (`None`) are read again.
+        let mut kept: Vec<Option<Page>> = Vec::with_capacity(listing.len());
+        let mut fresh = Vec::new();
+        for listed in listing {
             while old.next_if(|p| p.rel < listed.rel).is_some() {}
-            if let Some(page) = old.next_if(|p| p.rel == listed.rel && p.stamp == listed.stamp) {
-                pages.push(page);
-                continue;
+            let page = old.next_if(|p| p.rel == listed.rel && p.stamp == listed.stamp);
+            if page.is_none() {
+                fresh.push(listed);
             }
-            match root.read_listed(&listed.rel) {
-                Ok(source) => pages.push(build_page(&mut self.dict, listed, &source)),
-                Err(error) => {
-                    // Kept as an empty page, so the next change check does not
-                    // count it as new again (and rebuild at every search).
-                    tracing::warn!(page = %listed.rel, %error, "skipping an unreadable page");
-                    pages.push(build_page(&mut self.dict, listed, ""));
-                }
-            }
+            kept.push(page);
         }
+        drop(old);
+        let mut built = Vec::with_capacity(fresh.len());
+        read_pages(root, &fresh, |parsed, bytes| {
+            let listed = fresh[built.len()];
+            built.push(build_page(&mut self.dict, listed, parsed, bytes));
+        });
+        let mut built = built.into_iter();
+        let pages: Vec<Page> = kept
+            .into_iter()
+            .filter_map(|page| page.or_else(|| built.next()))
+            .collect();
         self.dict.end_indexing();
         self.dict.index_stems();
         self.pages = pages;
         self.rebuild_postings();
-        Ok(true)
+        true
     }
 
     /// Calls `f(term, flag, section id)` for every word occurrence of every

@@ -25,17 +25,28 @@ pub(crate) struct ParsedPage {
     pub(crate) sections: Vec<RawSection>,
 }
 
+/// Whether each byte value is ASCII whitespace (`u8::is_ascii_whitespace`), as a table.
+const WHITESPACE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_whitespace();
+        b += 1;
+    }
+    table
+};
+
 /// Collapses runs of ASCII whitespace to one space and trims the ends (an exact-size string).
 fn collapse(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
     while i < bytes.len() {
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+        while i < bytes.len() && WHITESPACE[usize::from(bytes[i])] {
             i += 1;
         }
         let start = i;
-        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+        while i < bytes.len() && !WHITESPACE[usize::from(bytes[i])] {
             i += 1;
         }
         if start < i {

@@ -59,6 +59,17 @@ fn servable(rel: &str) -> bool {
     true
 }
 
+/// What one walk of the tree found.
+#[derive(Debug, Default)]
+pub(crate) struct Scan {
+    /// Every servable page, sorted by relative path.
+    pub(crate) pages: Vec<Listed>,
+    /// Every folder the walk read (the root first), and the folder holding
+    /// the real file of every symlinked page: the folders whose changes can
+    /// change the index.
+    pub(crate) dirs: Vec<PathBuf>,
+}
+
 /// The docs root: the folder as given and its canonical form.
 #[derive(Debug)]
 pub(crate) struct Root {
@@ -99,8 +110,9 @@ impl Root {
     /// folders are not followed (their targets inside the root are listed
     /// under their own path already, and this rules out cycles). Unreadable
     /// subfolders are skipped with a warning; an unreadable root is an error.
-    pub(crate) fn scan(&self) -> Result<Vec<Listed>, Error> {
+    pub(crate) fn scan(&self) -> Result<Scan, Error> {
         let mut out = Vec::new();
+        let mut dirs = Vec::new();
         let mut stack = vec![(self.dir.clone(), String::new())];
         while let Some((dir, prefix)) = stack.pop() {
             let entries = match fs::read_dir(&dir) {
@@ -116,6 +128,7 @@ impl Root {
                     continue;
                 }
             };
+            dirs.push(dir);
             for entry in entries.flatten() {
                 let Ok(name) = entry.file_name().into_string() else {
                     continue;
@@ -157,12 +170,20 @@ impl Root {
                             rel,
                             stamp: Stamp::of(&meta),
                         });
+                        // Named from the root as given, like the walked folders, so one
+                        // folder is never listed under two spellings.
+                        dirs.push(match target_rel.rsplit_once('/') {
+                            Some((parent, _)) => self.dir.join(parent),
+                            None => self.dir.clone(),
+                        });
                     }
                 }
             }
         }
         out.sort_by(|a, b| a.rel.cmp(&b.rel));
-        Ok(out)
+        dirs.sort();
+        dirs.dedup();
+        Ok(Scan { pages: out, dirs })
     }
 
     /// Reads a page listed by [`Root::scan`] (invalid UTF-8 is replaced).

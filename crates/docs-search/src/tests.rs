@@ -650,3 +650,117 @@ fn a_listed_page_swapped_for_a_symlink_out_of_the_root_is_not_read() {
     let error = root.read_listed("guide/page.md").unwrap_err().to_string();
     assert_eq!(error, "path must stay inside the docs root: guide/page.md");
 }
+
+/// Runs the freshness cases with the change check in `mode`: every change
+/// made before a search shows in that search, with no sleep in between.
+fn changes_show_at_the_next_search(mode: crate::watch::Mode) {
+    use crate::watch::Mode;
+    let tree = TempTree::new();
+    tree.write("guide/a.md", "# A\n\nfirstword\n")
+        .write("es/b.md", "# B\n\nsegunda\n")
+        .write("api/decoy.md", "# Decoy\n\nnothing\n");
+    let docs = DocsIndex::with_mode(tree.path().to_path_buf(), mode).unwrap();
+    // Walks are counted below: no safety-net walk may blur the count.
+    docs.set_walk_interval(std::time::Duration::from_secs(3600));
+    let watching = mode == Mode::Watch && cfg!(target_os = "linux");
+    assert_eq!(docs.watching(), watching);
+    // The pages found, sorted (the ranking is not what this test is about).
+    let search = |query: &str| {
+        let hits = docs.search(query, 5).unwrap();
+        let mut found = paths(&hits);
+        found.sort_unstable();
+        found.join(" ")
+    };
+    assert_eq!(search("firstword"), "guide/a.md");
+    // Quiet tree: a watched tree is not walked again (beyond the one walk
+    // that follows the first watches); the fallback walks at every search.
+    assert_eq!(search("firstword"), "guide/a.md");
+    let walks = docs.walks();
+    assert_eq!(search("firstword"), "guide/a.md");
+    assert_eq!(docs.walks(), if watching { walks } else { walks + 1 });
+
+    // Edited (a different length: a different stamp even on coarse clocks).
+    tree.write("guide/a.md", "# A\n\nsecondword, edited\n");
+    assert_eq!(search("firstword"), "");
+    assert_eq!(search("secondword"), "guide/a.md");
+
+    // Added, in an existing folder and in a new subfolder.
+    tree.write("es/c.md", "# C\n\nsecondword también\n");
+    assert_eq!(search("secondword"), "es/c.md guide/a.md");
+    tree.write("es/new/deep/d.md", "# D\n\nthirdword\n");
+    assert_eq!(search("thirdword"), "es/new/deep/d.md");
+    // The new subfolder is watched from now on.
+    tree.write("es/new/deep/d.md", "# D\n\nfourthword, later\n");
+    assert_eq!(search("thirdword"), "");
+    assert_eq!(search("fourthword"), "es/new/deep/d.md");
+    tree.write("es/new/deep/e.md", "# E\n\nfourthword again\n");
+    assert_eq!(search("fourthword"), "es/new/deep/d.md es/new/deep/e.md");
+
+    // Removed: a page, then a whole folder.
+    fs::remove_file(tree.path().join("es/c.md")).unwrap();
+    assert_eq!(search("secondword"), "guide/a.md");
+    fs::remove_dir_all(tree.path().join("es/new")).unwrap();
+    assert_eq!(search("fourthword"), "");
+
+    // Renamed, within a folder and into another one.
+    fs::rename(
+        tree.path().join("guide/a.md"),
+        tree.path().join("guide/z.md"),
+    )
+    .unwrap();
+    assert_eq!(search("secondword"), "guide/z.md");
+    fs::rename(tree.path().join("guide/z.md"), tree.path().join("es/z.md")).unwrap();
+    assert_eq!(search("secondword"), "es/z.md");
+    // A folder renamed: its pages move, and it stays watched under its new name.
+    fs::rename(tree.path().join("guide"), tree.path().join("manual")).unwrap();
+    tree.write("manual/f.md", "# F\n\nfifthword\n");
+    assert_eq!(search("fifthword"), "manual/f.md");
+    tree.write("manual/f.md", "# F\n\nsixthword, renamed folder\n");
+    assert_eq!(search("sixthword"), "manual/f.md");
+
+    // An edit inside an excluded folder changes nothing (and, watched, walks nothing).
+    assert_eq!(search("nothing"), "");
+    let walks = docs.walks();
+    tree.write("api/decoy.md", "# Decoy\n\nnothing, edited nothingword\n");
+    tree.write("api/deeper/more.md", "# More\n\nnothingword\n");
+    assert_eq!(search("nothingword"), "");
+    if watching {
+        assert_eq!(docs.walks(), walks, "no walk for an excluded folder");
+    }
+    // Nor does a file that is no page (an editor's swap file, a text file).
+    let walks = docs.walks();
+    tree.write("es/.z.md.swp", "swapword\n")
+        .write("es/notes.txt", "swapword\n");
+    assert_eq!(search("swapword"), "");
+    if watching {
+        assert_eq!(docs.walks(), walks, "no walk for files that are no pages");
+    }
+
+    // A page edited through a symlink inside the root.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(
+            tree.path().join("manual/f.md"),
+            tree.path().join("es/enlace.md"),
+        )
+        .unwrap();
+        assert_eq!(search("sixthword"), "es/enlace.md manual/f.md");
+        fs::write(
+            tree.path().join("es/enlace.md"),
+            "# F\n\nseventhword, through the link\n",
+        )
+        .unwrap();
+        assert_eq!(search("sixthword"), "");
+        assert_eq!(search("seventhword"), "es/enlace.md manual/f.md");
+    }
+}
+
+#[test]
+fn changes_show_at_the_next_search_with_the_watcher() {
+    changes_show_at_the_next_search(crate::watch::Mode::Watch);
+}
+
+#[test]
+fn changes_show_at_the_next_search_with_the_walk_fallback() {
+    changes_show_at_the_next_search(crate::watch::Mode::Walk);
+}

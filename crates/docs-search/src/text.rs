@@ -14,6 +14,10 @@ use unicode_normalization::char::is_combining_mark;
 fn is_word_char(c: char) -> bool {
     if c.is_ascii() {
         c.is_ascii_alphanumeric() || c == '_'
+    } else if ('\u{c0}'..='\u{ff}').contains(&c) {
+        // Latin-1 letters (`á`, `ñ`, `Ü`): all alphabetic but `×` and `÷`;
+        // Spanish text is full of them, and the general lookup is slow.
+        c != '×' && c != '÷'
     } else {
         c.is_alphanumeric() || is_combining_mark(c)
     }
@@ -24,26 +28,94 @@ fn is_word_char(c: char) -> bool {
 /// Leading and trailing underscores are not part of a word; a run of only
 /// underscores is no word.
 pub(crate) fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut rest = text;
-    let mut offset = 0;
+    let mut at = 0;
     std::iter::from_fn(move || {
         loop {
-            let start = rest.find(is_word_char)?;
-            let len = rest[start..]
-                .find(|c: char| !is_word_char(c))
-                .unwrap_or(rest.len() - start);
-            let word = &rest[start..start + len];
-            let word_offset = offset + start;
-            rest = &rest[start + len..];
-            offset = word_offset + len;
+            let start = find_class(text, at, true);
+            if start == text.len() {
+                return None;
+            }
+            let end = find_class(text, start, false);
+            at = end;
+            let word = &text[start..end];
+            let bytes = word.as_bytes();
+            if bytes.first() != Some(&b'_') && bytes.last() != Some(&b'_') {
+                // Nothing to trim (the common case).
+                return Some((start, word));
+            }
             let trimmed = word.trim_start_matches('_');
             let lead = word.len() - trimmed.len();
             let trimmed = trimmed.trim_end_matches('_');
             if !trimmed.is_empty() {
-                return Some((word_offset + lead, trimmed));
+                return Some((start + lead, trimmed));
             }
         }
     })
+}
+
+/// [`BYTE_CLASS`]: an ASCII byte that is a word character.
+const WORD_BYTE: u8 = 0;
+/// [`BYTE_CLASS`]: an ASCII byte that is not a word character.
+const OTHER_BYTE: u8 = 1;
+/// [`BYTE_CLASS`]: a byte of a non-ASCII character (decode it to classify it).
+const NON_ASCII: u8 = 2;
+
+/// The class of every byte value: one load per byte in [`find_class`].
+const BYTE_CLASS: [u8; 256] = {
+    let mut table = [NON_ASCII; 256];
+    let mut b = 0;
+    while b < 128 {
+        let byte = b as u8;
+        table[b] = if byte.is_ascii_alphanumeric() || byte == b'_' {
+            WORD_BYTE
+        } else {
+            OTHER_BYTE
+        };
+        b += 1;
+    }
+    table
+};
+
+/// The byte offset of the first character at or after `from` (a character
+/// boundary) that is a word character when `word` is set, or is not one
+/// otherwise; the text's length when there is none. ASCII bytes are
+/// classified without decoding, the common case.
+fn find_class(text: &str, from: usize, word: bool) -> usize {
+    let bytes = text.as_bytes();
+    // The class a matching ASCII byte has in `BYTE_CLASS`.
+    let want = if word { WORD_BYTE } else { OTHER_BYTE };
+    let mut i = from;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let class = BYTE_CLASS[usize::from(b)];
+        if class == want {
+            return i;
+        }
+        if class != NON_ASCII {
+            i += 1;
+        } else if b == 0xc3
+            && bytes
+                .get(i + 1)
+                .is_some_and(|&next| next != 0x97 && next != 0xb7)
+        {
+            // U+00C0–U+00FF but `×` and `÷`: Latin-1 letters (`á`, `ñ`), word
+            // characters (see `is_word_char`), decoded by hand as they are
+            // most of the non-ASCII characters of Spanish text.
+            if word {
+                return i;
+            }
+            i += 2;
+        } else {
+            let Some(c) = text[i..].chars().next() else {
+                break;
+            };
+            if is_word_char(c) == word {
+                return i;
+            }
+            i += c.len_utf8();
+        }
+    }
+    bytes.len()
 }
 
 /// Appends the folded form of `word` to `out` (cleared first).
@@ -75,27 +147,29 @@ pub(crate) fn fold(word: &str) -> String {
 pub(crate) fn identifier_parts(word: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut start = 0;
-    let chars: Vec<(usize, char)> = word.char_indices().collect();
-    for (i, &(at, c)) in chars.iter().enumerate() {
+    // The previous character, when it is in the current part.
+    let mut prev: Option<char> = None;
+    let mut chars = word.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
         if c == '_' {
             if start < at {
                 parts.push(&word[start..at]);
             }
             start = at + 1;
+            prev = None;
             continue;
         }
-        if i == 0 || at == start {
-            continue;
+        if let Some(prev) = prev {
+            let next = chars.peek().map(|&(_, n)| n);
+            let lower_to_upper = (prev.is_lowercase() || prev.is_numeric()) && c.is_uppercase();
+            let acronym_end =
+                prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase);
+            if lower_to_upper || acronym_end {
+                parts.push(&word[start..at]);
+                start = at;
+            }
         }
-        let prev = chars[i - 1].1;
-        let next = chars.get(i + 1).map(|&(_, n)| n);
-        let lower_to_upper = (prev.is_lowercase() || prev.is_numeric()) && c.is_uppercase();
-        let acronym_end =
-            prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase);
-        if lower_to_upper || acronym_end {
-            parts.push(&word[start..at]);
-            start = at;
-        }
+        prev = Some(c);
     }
     if start < word.len() {
         parts.push(&word[start..]);
@@ -195,8 +269,68 @@ mod tests {
             ..proptest::prelude::ProptestConfig::default()
         })]
         #[test]
-        fn words_agree_with_a_plain_reference(text in "[a-zA-Z0-9_ .é́ñ¿😀\\u{300}-]{0,40}") {
+        fn words_agree_with_a_plain_reference(text in "[a-zA-Z0-9_ .é́ñ¿😀\\u{300}×÷ÿªµ-]{0,40}") {
             proptest::prop_assert_eq!(words(&text).collect::<Vec<_>>(), reference_words(&text));
+        }
+    }
+
+    /// The identifier splitter as first written (indexing the characters),
+    /// a reference for [`identifier_parts`].
+    fn reference_identifier_parts(word: &str) -> Vec<&str> {
+        let mut parts = Vec::new();
+        let mut start = 0;
+        let chars: Vec<(usize, char)> = word.char_indices().collect();
+        for (i, &(at, c)) in chars.iter().enumerate() {
+            if c == '_' {
+                if start < at {
+                    parts.push(&word[start..at]);
+                }
+                start = at + 1;
+                continue;
+            }
+            if i == 0 || at == start {
+                continue;
+            }
+            let prev = chars[i - 1].1;
+            let next = chars.get(i + 1).map(|&(_, n)| n);
+            let lower_to_upper = (prev.is_lowercase() || prev.is_numeric()) && c.is_uppercase();
+            let acronym_end =
+                prev.is_uppercase() && c.is_uppercase() && next.is_some_and(char::is_lowercase);
+            if lower_to_upper || acronym_end {
+                parts.push(&word[start..at]);
+                start = at;
+            }
+        }
+        if start < word.len() {
+            parts.push(&word[start..]);
+        }
+        if parts.len() < 2 {
+            parts.clear();
+        }
+        parts
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 512,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(11),
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+        #[test]
+        fn identifier_parts_agree_with_the_reference(word in "[a-zA-Z0-9_ÁáÉéñÑ]{0,16}") {
+            proptest::prop_assert_eq!(identifier_parts(&word), reference_identifier_parts(&word));
+        }
+    }
+
+    #[test]
+    fn the_latin1_fast_path_classifies_like_unicode() {
+        for c in ('\u{80}'..='\u{3ff}').chain(['\u{1e9e}', '\u{ff21}']) {
+            assert_eq!(
+                is_word_char(c),
+                c.is_alphanumeric() || is_combining_mark(c),
+                "{c:?}"
+            );
         }
     }
 
