@@ -351,6 +351,11 @@ impl<'a> Directory<'a> {
     }
 
     /// The index of the first flow with this id.
+    /// The number of documents.
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
+    }
+
     pub(crate) fn find(&self, id: &str) -> Option<usize> {
         self.by_id.get(id).copied()
     }
@@ -408,7 +413,8 @@ impl<'a> FlowSet<'a> {
     }
 
     /// Compiles the next document of the set, then calls `each` as [`FlowSet::compile_each`]
-    /// does.
+    /// does. Documents must be pushed in the directory's order, all of them, before the set
+    /// is linted (flows are looked up by directory index).
     pub(crate) fn push(
         &mut self,
         document: &'a Value,

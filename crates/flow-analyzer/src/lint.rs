@@ -253,6 +253,8 @@ pub(crate) fn flow_checks<'a>(
 /// The checks that need the whole set (calls, control flow through subflows, variables,
 /// keywords), then every diagnostic in order.
 pub(crate) fn set_checks(set: &FlowSet<'_>, early: Vec<(usize, Diagnostic)>) -> Vec<Diagnostic> {
+    // Flows are indexed by their directory index below: every document must be compiled.
+    debug_assert_eq!(set.flows.len(), set.directory.len());
     let mut sink = Sink { set, out: early };
     let call_order = subflow_cycles(&mut sink);
     let mut finishes = vec![false; set.flows.len()];
