@@ -261,19 +261,6 @@ mod tests {
         out
     }
 
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig {
-            cases: 256,
-            rng_seed: proptest::test_runner::RngSeed::Fixed(7),
-            failure_persistence: None,
-            ..proptest::prelude::ProptestConfig::default()
-        })]
-        #[test]
-        fn words_agree_with_a_plain_reference(text in "[a-zA-Z0-9_ .é́ñ¿😀\\u{300}×÷ÿªµ-]{0,40}") {
-            proptest::prop_assert_eq!(words(&text).collect::<Vec<_>>(), reference_words(&text));
-        }
-    }
-
     /// The identifier splitter as first written (indexing the characters),
     /// a reference for [`identifier_parts`].
     fn reference_identifier_parts(word: &str) -> Vec<&str> {
@@ -313,10 +300,15 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig {
             cases: 512,
-            rng_seed: proptest::test_runner::RngSeed::Fixed(11),
+            rng_seed: proptest::test_runner::RngSeed::Fixed(7),
             failure_persistence: None,
             ..proptest::prelude::ProptestConfig::default()
         })]
+        #[test]
+        fn words_agree_with_a_plain_reference(text in "[a-zA-Z0-9_ .é́ñ¿😀\\u{300}×÷ÿªµ-]{0,40}") {
+            proptest::prop_assert_eq!(words(&text).collect::<Vec<_>>(), reference_words(&text));
+        }
+
         #[test]
         fn identifier_parts_agree_with_the_reference(word in "[a-zA-Z0-9_ÁáÉéñÑ]{0,16}") {
             proptest::prop_assert_eq!(identifier_parts(&word), reference_identifier_parts(&word));
