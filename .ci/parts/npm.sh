@@ -16,10 +16,26 @@ version=$(node -p 'require("./npm/mcp/package.json").version')
 platform=$(node -p 'process.platform + "-" + process.arch')
 
 bash tools/clients/setup.sh
-CARGO_TERM_QUIET=true cargo xtask npm --locked >/dev/null
-# The binary the platform package ships (static on Linux): already built, so this only prints
-# its path (and its size, on stderr).
+# The binary the platform package ships (static on Linux, start-up code ordered on x86-64; it
+# prints its path on stdout, its size on stderr), then the packages around it.
 bin=$(CARGO_TERM_QUIET=true cargo xtask dist --locked)
+CARGO_TERM_QUIET=true cargo xtask npm --locked --no-build >/dev/null
+# Its resident memory after `initialize` (reported, not asserted: memory is measured by the
+# stdio bench, never a test). Linux only (/proc).
+if [ -r /proc/self/status ]; then
+  python3 - "$bin" <<'PY'
+import subprocess, sys
+server = subprocess.Popen([sys.argv[1]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+server.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"ci","version":"1"}}}\n')
+server.stdin.flush()
+server.stdout.readline()
+with open(f"/proc/{server.pid}/status") as status:
+    rss = next(line.split()[1] for line in status if line.startswith("VmRSS:"))
+server.stdin.close()
+server.wait()
+print(f"shipped binary: RSS after initialize {int(rss) / 1024:.2f} MiB")
+PY
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

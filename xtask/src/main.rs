@@ -5,6 +5,8 @@
 //! - `cargo xtask dist`: build the release binary the npm packages ship (static on Linux) and
 //!   print its path.
 //! - `cargo xtask npm`: build that binary and assemble the npm packages in `target/npm/`.
+//! - `cargo xtask trace PROGRAM [ARGS...]`: run a program (built with symbols) and list the
+//!   functions it ran, in the order they first ran (what `dist` orders the code by).
 #![expect(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -13,6 +15,7 @@
 
 mod dist;
 mod npm;
+mod order;
 mod schema;
 
 use std::error::Error;
@@ -36,8 +39,14 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("schema") => schema::run(&rest),
         Some("npm") => npm::run(&rest),
         Some("dist") => dist::run(&rest),
+        Some("trace") => order::run(&rest),
+        // Internal: the tracer's trampoline, and the program its tests trace.
+        Some("trace-exec") => order::exec_traced(&rest),
+        Some("trace-fixture") => order::run_fixture(),
         _ => {
-            eprintln!("usage: cargo xtask <schema [--check] | dist [--locked] | npm>");
+            eprintln!(
+                "usage: cargo xtask <schema [--check] | dist [--locked] | npm | trace PROGRAM [ARGS...]>"
+            );
             Err("unknown or missing task".into())
         }
     }

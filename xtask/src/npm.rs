@@ -247,7 +247,7 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
         && !binaries.iter().any(|(platform, _)| platform == host)
     {
         let binary = if build {
-            crate::dist::build(&root, locked)?
+            crate::dist::build(&root, locked, true)?
         } else {
             crate::dist::binary_path(&root)?
         };
