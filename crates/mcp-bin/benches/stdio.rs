@@ -47,16 +47,19 @@ struct Server {
     stdout: BufReader<ChildStdout>,
 }
 
+/// The server measured: `BOTMESH_BENCH_BIN`, else the bench build of `botmesh-mcp`.
+fn server_binary() -> std::ffi::OsString {
+    std::env::var_os("BOTMESH_BENCH_BIN")
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_botmesh-mcp").into())
+}
+
 fn spawn(floor: bool) -> Server {
     let mut command = if floor {
         let mut command = Command::new(std::env::current_exe().unwrap());
         command.env("BOTMESH_BENCH_FLOOR", "1");
         command
     } else {
-        Command::new(
-            std::env::var_os("BOTMESH_BENCH_BIN")
-                .unwrap_or_else(|| env!("CARGO_BIN_EXE_botmesh-mcp").into()),
-        )
+        Command::new(server_binary())
     };
     let mut child = command
         .stdin(Stdio::piped())
@@ -210,6 +213,7 @@ fn main() {
         compare_eras();
         return;
     }
+    println!("botmesh-mcp is {}", server_binary().to_string_lossy());
     for (name, floor) in [("serde_json floor", true), ("botmesh-mcp", false)] {
         let (init, rss, rss_used) = spawn_to_initialize(floor);
         let pings = round_trips_per_second(floor, false, false);
