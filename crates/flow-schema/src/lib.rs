@@ -13,13 +13,15 @@
 //! ```
 //!
 //! Dependencies beyond the design's list, each doing a standard job better than a hand copy:
-//! - `regex-syntax`: checks that `ask.pattern` and `matches` values are RE2 syntax (it refuses
-//!   look-around and back-references, as RE2 does) without compiling a regex engine in;
+//! - `regex-syntax`: parses `ask.pattern` and `matches` values into a syntax tree (refusing
+//!   look-around and back-references, as RE2 does), which `validate` then holds to RE2's rules;
+//!   only its parser is used: no Unicode tables, no regex engine;
 //! - `strsim`: edit distances for "did you mean" suggestions;
 //! - `ryu-js`: formats numbers exactly as ECMAScript's `Number.prototype.toString`, which
 //!   RFC 8785 requires and the JavaScript runtime's digests depend on;
 //! - `unicode-normalization`: NFD, to fold accents when migration derives a flow id from a name;
-//! - dev-only: `jsonschema` (the schema/validator agreement test), `serde_jcs` (a second RFC
+//! - dev-only: `jsonschema` (the schema/validator agreement test), `regex-syntax` with its
+//!   Unicode tables (a test checks every RE2 class name against them), `serde_jcs` (a second RFC
 //!   8785 implementation to agree with), `proptest`, `expect-test`.
 
 mod canonical;

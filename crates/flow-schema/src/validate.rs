@@ -28,7 +28,8 @@
 //!   kind has; its other properties cannot be judged.
 //!
 //! Regular expressions (`ask.pattern`, `matches`) are parsed with `regex-syntax`, which, like
-//! RE2, rejects look-around and back-references; hand-writing an RE2 parser would be a worse copy.
+//! RE2, rejects look-around and back-references, and the syntax tree is then held to RE2's rules
+//! (`re2.rs`: its Unicode class names, flags, escapes and repetition limits).
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -48,6 +49,7 @@ use crate::limits::{
 };
 use crate::suggest::{closest, closest_property, did_you_mean, short};
 
+mod re2;
 #[cfg(test)]
 mod tests;
 
@@ -612,14 +614,7 @@ impl<'d> Validator<'d> {
         let problem = match self.patterns.get(pattern) {
             Some(problem) => problem.clone(),
             None => {
-                let problem = regex_syntax::Parser::new()
-                    .parse(pattern)
-                    .err()
-                    .map(|error| match &error {
-                        regex_syntax::Error::Parse(e) => e.kind().to_string(),
-                        regex_syntax::Error::Translate(e) => e.kind().to_string(),
-                        _ => "it does not parse".to_owned(),
-                    });
+                let problem = re2::problem(pattern);
                 self.patterns.insert(pattern, problem.clone());
                 problem
             }
