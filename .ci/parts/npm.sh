@@ -30,10 +30,13 @@ server.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pr
 server.stdin.flush()
 server.stdout.readline()
 with open(f"/proc/{server.pid}/status") as status:
-    rss = next(line.split()[1] for line in status if line.startswith("VmRSS:"))
+    rss = next((line.split()[1] for line in status if line.startswith("VmRSS:")), None)
 server.stdin.close()
 server.wait()
-print(f"shipped binary: RSS after initialize {int(rss) / 1024:.2f} MiB")
+if rss is None:
+    print("shipped binary: exited before its memory could be read")
+else:
+    print(f"shipped binary: RSS after initialize {int(rss) / 1024:.2f} MiB")
 PY
 fi
 

@@ -8,8 +8,8 @@
 //! - it runs on any Linux with a 3.2+ kernel, whatever its C library (a dynamically linked build
 //!   made here needs glibc 2.34 or newer, so it would not start on older distributions, or on
 //!   musl ones such as Alpine);
-//! - its resident memory after `initialize` is about a third lower: no shared libraries to map
-//!   (the C library alone was about 1.2 MiB of the 3.9 MiB), and a relocation table of a few KiB
+//! - its resident memory after `initialize` is lower: no shared libraries to map (the C library
+//!   alone was about 1.2 MiB of the dynamic build's 3.9 MiB), and a relocation table of a few KiB
 //!   instead of about 300 KiB.
 //!
 //! The flags go in `CARGO_TARGET_<TRIPLE>_RUSTFLAGS` with an explicit `--target`, so build
@@ -20,13 +20,15 @@
 //!
 //! On x86-64 Linux, with LLD as the linker (rustc's default there), the code that starts the
 //! server and answers a first session is also placed first, in the order it runs; `order.rs`
-//! says why (it took resident memory after `initialize` from 2.88 to 1.45 MiB). That takes
+//! says why (it halved resident memory after `initialize`: 2.88 to 1.45 MiB). That takes
 //! two links of the binary crate (`cargo rustc`, so the dependencies are built once):
 //! 1. with its symbol table (`-C strip=none`). `order::trace` runs it through a short MCP
 //!    session ([`trace_session`]: `initialize`, `ping`, `tools/list`, one `tools/call`), checks
 //!    that every request was answered, and the functions it ran are written, in first-run order,
 //!    to `botmesh-mcp.order` beside the binary;
-//! 2. stripped, as the release profile says, with `--symbol-ordering-file` naming that list.
+//! 2. stripped, as the release profile says, with `--symbol-ordering-file` naming that list and
+//!    a linker map (`botmesh-mcp.map`), in which `check_placement` verifies that the traced
+//!    functions did land at the start of the code.
 //!
 //! A machine that forbids `ptrace` (or links with another linker) fails the build with the
 //! reason; `--unordered` skips the step: the same program, laid out as the linker likes.
@@ -123,7 +125,9 @@ pub(crate) fn build(root: &Path, locked: bool, ordered: bool) -> Result<PathBuf,
         )
     })?;
     check_answers(&trace.stdout)?;
-    let order = binary.with_extension("order");
+    // Absolute paths: the linker does not run in this process's folder.
+    let order = std::path::absolute(binary.with_extension("order"))?;
+    let map = std::path::absolute(binary.with_extension("map"))?;
     let mut list = trace.functions.join("\n");
     list.push('\n');
     std::fs::write(&order, list)?;
@@ -133,6 +137,7 @@ pub(crate) fn build(root: &Path, locked: bool, ordered: bool) -> Result<PathBuf,
         order.display()
     );
     let ordering = format!("link-arg=-Wl,--symbol-ordering-file={}", order.display());
+    let map_arg = format!("link-arg=-Wl,-Map={}", map.display());
     cargo_rustc(
         root,
         &triple,
@@ -143,9 +148,73 @@ pub(crate) fn build(root: &Path, locked: bool, ordered: bool) -> Result<PathBuf,
             &ordering,
             "-C",
             "link-arg=-Wl,--no-warn-symbol-ordering",
+            "-C",
+            &map_arg,
         ],
     )?;
+    let placed = check_placement(&std::fs::read_to_string(&map)?, &trace.functions)?;
+    eprintln!("xtask dist: {placed}");
     Ok(binary)
+}
+
+/// Checks, in the linker's map of the ordered link, that the traced functions found there sit
+/// together at the start of `.text`: 90 % of them within twice their total size (plus one
+/// 64 KiB window) of its start. Otherwise the order file did not take effect (the symbol names
+/// changed between the two links, say), and the build fails rather than ship a binary that
+/// silently lost its layout. Answers a one-line summary.
+fn check_placement(map: &str, traced: &[String]) -> Result<String, Box<dyn Error>> {
+    let traced: std::collections::HashSet<&str> = traced.iter().map(String::as_str).collect();
+    let mut lines = map.lines();
+    // `VMA LMA Size Align Out In Symbol`: an output section's name starts in the "Out" column,
+    // input sections and symbols further right.
+    let (start, column) = lines
+        .find_map(|line| {
+            let name = line.split_whitespace().nth(4)?;
+            (name == ".text").then(|| Some((hex(line)?, line.find(".text")?)))?
+        })
+        .ok_or("the linker map has no .text section")?;
+    let mut found: Vec<(u64, u64)> = Vec::new();
+    for line in lines {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [vma, _, size, _, name] = fields[..] else {
+            continue;
+        };
+        let at = line.rfind(name).unwrap_or(0);
+        if at <= column {
+            break; // The next output section.
+        }
+        if at > column + 8
+            && traced.contains(name)
+            && let (Ok(vma), Ok(size)) =
+                (u64::from_str_radix(vma, 16), u64::from_str_radix(size, 16))
+        {
+            found.push((vma, size));
+        }
+    }
+    let total: u64 = found.iter().map(|(_, size)| size).sum();
+    let limit = start + 2 * total + 64 * 1024;
+    let near = found.iter().filter(|(vma, _)| *vma < limit).count();
+    if found.len() < 10 || near * 10 < found.len() * 9 {
+        return Err(format!(
+            "the start-up order did not take effect: {near} of the {} traced functions in the \
+             linker map are at the start of .text (did the symbol names change between the two \
+             links?); --unordered builds without it",
+            found.len()
+        )
+        .into());
+    }
+    Ok(format!(
+        "{near} of the {} traced functions found in the linker map ({} KiB) are in the first {} \
+         KiB of code",
+        found.len(),
+        total / 1024,
+        (limit - start) / 1024
+    ))
+}
+
+/// The hexadecimal number a linker map line starts with.
+fn hex(line: &str) -> Option<u64> {
+    u64::from_str_radix(line.split_whitespace().next()?, 16).ok()
 }
 
 /// `cargo rustc --release` of the binary for `triple`, with the distribution's flags and
@@ -195,7 +264,9 @@ fn check_answers(stdout: &[u8]) -> Result<(), Box<dyn Error>> {
         if line.is_empty() {
             continue;
         }
-        let answer: serde_json::Value = serde_json::from_slice(line)?;
+        let answer: serde_json::Value = serde_json::from_slice(line).map_err(|error| {
+            format!("the traced session printed a line that is not JSON ({error})")
+        })?;
         match (
             answer.get("id").and_then(serde_json::Value::as_u64),
             answer.get("result"),
@@ -329,6 +400,45 @@ mod tests {
         assert!(check_answers(b"not json\n").is_err());
         assert!(linked_by_lld(b"..Linker: LLD 22.1.2.."));
         assert!(!linked_by_lld(b"GCC: (Debian 12.2.0) 12.2.0"));
+    }
+
+    #[test]
+    fn the_placement_check_tells_an_ordered_link_from_one_that_is_not() {
+        // An lld map: `.text` at 0x1000, 12 traced functions of 0x40 bytes, then `.rodata`.
+        let map = |traced_at: u64| {
+            let mut map = String::new();
+            map.push_str(
+                "             VMA              LMA     Size Align Out     In      Symbol\n",
+            );
+            map.push_str("            1000             1000   100000    64 .text\n");
+            map.push_str("            1000             1000    80000    16         a.o:(.text)\n");
+            for index in 0..12u64 {
+                let vma = traced_at + index * 0x40;
+                map.push_str(&format!(
+                    "{vma:>16x} {vma:>16x}       40     1                 traced_{index}\n"
+                ));
+            }
+            map.push_str("          101000           101000      100    64 .rodata\n");
+            map.push_str("          101000           101000        4     1                 late\n");
+            map
+        };
+        let traced: Vec<String> = (0..12)
+            .map(|index| format!("traced_{index}"))
+            .chain(["late".to_owned(), "absent".to_owned()])
+            .collect();
+        let placed = check_placement(&map(0x1000), &traced).unwrap();
+        assert!(
+            placed.starts_with("12 of the 12 traced functions"),
+            "{placed}"
+        );
+        let scattered = check_placement(&map(0x80000), &traced).unwrap_err();
+        assert!(
+            scattered
+                .to_string()
+                .starts_with("the start-up order did not take effect: 0 of the 12"),
+            "{scattered}"
+        );
+        assert!(check_placement("no map here", &traced).is_err());
     }
 
     #[test]

@@ -45,7 +45,7 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("trace-fixture") => order::run_fixture(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <schema [--check] | dist [--locked] | npm | trace PROGRAM [ARGS...]>"
+                "usage: cargo xtask <schema [--check] | dist [--locked] [--unordered] | npm | trace PROGRAM [ARGS...]>"
             );
             Err("unknown or missing task".into())
         }
