@@ -451,6 +451,7 @@ pub(crate) fn trace(
                             continue;
                         }
                         pending.clear();
+                        restored.clear();
                     }
                     Some(new) if event == Event::PTRACE_EVENT_FORK as i32 => {
                         if early.remove(&new) {
