@@ -7,6 +7,8 @@
 //! - `cargo xtask npm`: build that binary and assemble the npm packages in `target/npm/`.
 //! - `cargo xtask trace PROGRAM [ARGS...]`: run a program (built with symbols) and list the
 //!   functions it ran, in the order they first ran (what `dist` orders the code by).
+//! - `cargo xtask tidy`: the crate dependency arrows, a `//!` on every Rust file, no skipped or
+//!   panic-expecting tests (also a `#[test]`).
 #![expect(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -17,6 +19,7 @@ mod dist;
 mod npm;
 mod order;
 mod schema;
+mod tidy;
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -40,12 +43,13 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("npm") => npm::run(&rest),
         Some("dist") => dist::run(&rest),
         Some("trace") => order::run(&rest),
+        Some("tidy") => tidy::run(&rest),
         // Internal: the tracer's trampoline, and the program its tests trace.
         Some("trace-exec") => order::exec_traced(&rest),
         Some("trace-fixture") => order::run_fixture(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <schema [--check] | dist [--locked] [--unordered] | npm | trace PROGRAM [ARGS...]>"
+                "usage: cargo xtask <schema [--check] | dist [--locked] [--unordered] | npm | trace PROGRAM [ARGS...] | tidy>"
             );
             Err("unknown or missing task".into())
         }

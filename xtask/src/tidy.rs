@@ -1,0 +1,238 @@
+//! `cargo xtask tidy`: the project's structural rules, also run as a `#[test]` so `cargo test`
+//! enforces them:
+//! - the crates depend on each other only along the arrows of `ARCHITECTURE.md` (normal, dev
+//!   and build dependencies alike), and every workspace crate is listed here, so a new crate or
+//!   a new arrow is a decision, not an accident;
+//! - every Rust file starts with a `//!` comment saying what it is for;
+//! - no test is marked to expect a panic or to be skipped (a test that cannot fail, or does not
+//!   run, is a defect).
+//!
+//! Printing from libraries is left to the workspace's clippy lints (`print_stdout`,
+//! `print_stderr`), which see through macros better than a text search would.
+use std::error::Error;
+use std::path::{Path, PathBuf};
+
+/// Each workspace crate and the workspace crates it may depend on.
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("botmesh-jsonrpc", &[]),
+    ("botmesh-flow-schema", &[]),
+    ("botmesh-flow-analyzer", &["botmesh-flow-schema"]),
+    ("botmesh-docs-search", &[]),
+    (
+        "botmesh-mcp",
+        &[
+            "botmesh-jsonrpc",
+            "botmesh-flow-schema",
+            "botmesh-flow-analyzer",
+            "botmesh-docs-search",
+        ],
+    ),
+    ("botmesh-mcp-http", &["botmesh-mcp"]),
+    ("botmesh-mcp-cli", &["botmesh-mcp", "botmesh-mcp-http"]),
+    ("xtask", &["botmesh-flow-schema"]),
+];
+
+/// The folders whose Rust files are checked.
+const SOURCE_FOLDERS: &[&str] = &["crates", "xtask"];
+
+pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
+    if !args.is_empty() {
+        return Err("usage: cargo xtask tidy".into());
+    }
+    let problems = problems(&crate::project_root())?;
+    for problem in &problems {
+        eprintln!("{problem}");
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} tidy problem(s)", problems.len()).into())
+    }
+}
+
+/// Every broken rule, one sentence each.
+pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
+    let mut problems = dependency_problems(&workspace_edges(root)?);
+    let mut files = Vec::new();
+    for folder in SOURCE_FOLDERS {
+        rust_files(&root.join(folder), &mut files)?;
+    }
+    files.sort();
+    for file in files {
+        let text = std::fs::read_to_string(&file)?;
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        problems.extend(file_problems(&shown, &text));
+    }
+    Ok(problems)
+}
+
+/// `(crate, workspace crate it depends on)` pairs, from `cargo metadata`.
+fn workspace_edges(root: &Path) -> Result<Vec<(String, String)>, Box<dyn Error>> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .output()?;
+    if !output.status.success() {
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )
+        .into());
+    }
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    let packages = metadata["packages"]
+        .as_array()
+        .ok_or("cargo metadata printed no packages")?;
+    let names: Vec<&str> = packages
+        .iter()
+        .filter_map(|package| package["name"].as_str())
+        .collect();
+    let mut edges = Vec::new();
+    for package in packages {
+        let name = package["name"].as_str().unwrap_or_default();
+        edges.push((name.to_owned(), String::new()));
+        for dependency in package["dependencies"].as_array().into_iter().flatten() {
+            if let Some(target) = dependency["name"].as_str()
+                && names.contains(&target)
+            {
+                edges.push((name.to_owned(), target.to_owned()));
+            }
+        }
+    }
+    Ok(edges)
+}
+
+/// The rule on arrows between crates. An edge to `""` only says the crate exists.
+fn dependency_problems(edges: &[(String, String)]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (from, to) in edges {
+        match ALLOWED.iter().find(|(name, _)| name == from) {
+            None if to.is_empty() => problems.push(format!(
+                "the crate {from} is not in xtask/src/tidy.rs: list the workspace crates it may \
+                 depend on there (and in ARCHITECTURE.md)"
+            )),
+            None => {}
+            Some((_, allowed)) if !to.is_empty() && !allowed.contains(&to.as_str()) => {
+                problems.push(format!(
+                    "{from} must not depend on {to} (it may depend on: {}); see ARCHITECTURE.md",
+                    if allowed.is_empty() {
+                        "no workspace crate".to_owned()
+                    } else {
+                        allowed.join(", ")
+                    }
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    problems.dedup();
+    problems
+}
+
+/// The rules on one Rust file's text.
+fn file_problems(path: &str, text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !text.starts_with("//!") {
+        problems.push(format!(
+            "{path}: start the file with a //! comment saying what it is for"
+        ));
+    }
+    // Spelled in two pieces, so that this file does not match itself.
+    for (attribute, why) in [
+        (
+            concat!("#[should", "_panic"),
+            "assert on a returned error instead",
+        ),
+        (
+            concat!("#[ig", "nore"),
+            "a test that does not run is a defect",
+        ),
+    ] {
+        for (index, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with(attribute) {
+                problems.push(format!(
+                    "{path}:{}: {attribute}] is not used here: {why}",
+                    index + 1
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// The `.rs` files under `folder`, build output and installed packages left out.
+fn rust_files(folder: &Path, files: &mut Vec<PathBuf>) -> Result<(), Box<dyn Error>> {
+    for entry in std::fs::read_dir(folder)? {
+        let entry = entry?;
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            let name = entry.file_name();
+            if !matches!(name.to_str(), Some("target" | "node_modules" | ".git")) {
+                rust_files(&path, files)?;
+            }
+        } else if kind.is_file() && path.extension().is_some_and(|extension| extension == "rs") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tidy() {
+        let problems = problems(&crate::project_root()).unwrap();
+        assert!(
+            problems.is_empty(),
+            "cargo xtask tidy:\n{}",
+            problems.join("\n")
+        );
+    }
+
+    #[test]
+    fn each_rule_names_the_place_and_the_fix() {
+        let edge = |from: &str, to: &str| (from.to_owned(), to.to_owned());
+        expect_test::expect![[r#"
+            botmesh-flow-schema must not depend on botmesh-mcp (it may depend on: no workspace crate); see ARCHITECTURE.md
+            botmesh-mcp-http must not depend on botmesh-jsonrpc (it may depend on: botmesh-mcp); see ARCHITECTURE.md
+            the crate botmesh-new is not in xtask/src/tidy.rs: list the workspace crates it may depend on there (and in ARCHITECTURE.md)
+        "#]]
+        .assert_eq(
+            &(dependency_problems(&[
+                edge("botmesh-flow-schema", "botmesh-mcp"),
+                edge("botmesh-flow-analyzer", "botmesh-flow-schema"),
+                edge("botmesh-mcp-http", "botmesh-jsonrpc"),
+                edge("botmesh-new", ""),
+            ])
+            .join("\n")
+                + "\n"),
+        );
+        let text = format!(
+            "use x;\n#[test]\n{}]\nfn a() {{}}\n    {}]\nfn b() {{}}\n",
+            concat!("#[should", "_panic"),
+            concat!("#[ig", "nore")
+        );
+        expect_test::expect![[r#"
+            src/a.rs: start the file with a //! comment saying what it is for
+            src/a.rs:3: #[should_panic] is not used here: assert on a returned error instead
+            src/a.rs:5: #[ignore] is not used here: a test that does not run is a defect
+        "#]]
+        .assert_eq(&(file_problems("src/a.rs", &text).join("\n") + "\n"));
+        assert!(file_problems("src/b.rs", "//! Fine.\nfn main() {}\n").is_empty());
+    }
+}
