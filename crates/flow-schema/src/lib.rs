@@ -17,6 +17,8 @@
 //!   look-around and back-references, as RE2 does), which `validate` then holds to RE2's rules;
 //!   only its parser is used: no Unicode tables, no regex engine;
 //! - `strsim`: edit distances for "did you mean" suggestions;
+//! - `unicode-ident`: Unicode's `XID_Continue`, the word characters RE2 allows in capture group
+//!   names (a 10 KB table; the crate is already in every Rust build, through `proc-macro2`);
 //! - `ryu-js`: formats numbers exactly as ECMAScript's `Number.prototype.toString`, which
 //!   RFC 8785 requires and the JavaScript runtime's digests depend on;
 //! - `unicode-normalization`: NFD, to fold accents when migration derives a flow id from a name;

@@ -1,44 +1,56 @@
 //! The RE2 syntax check of `ask.pattern` and `matches`.
 //!
-//! `regex-syntax` parses the pattern into a syntax tree (no Unicode tables, no regex engine),
-//! which already refuses what RE2 refuses most often: look-around, back-references, unclosed
-//! groups, bad escapes. A walk over the tree (`regex_syntax::ast::visit`, which keeps its own
-//! stack, so deep patterns cannot overflow ours) then refuses what `regex-syntax` accepts and RE2
-//! does not (RE2's `re2/parse.cc` is the reference):
+//! `regex-syntax` parses the pattern into a syntax tree (its parser only: no Unicode tables, no
+//! regex engine), which already refuses what RE2 refuses most often: look-around,
+//! back-references, unclosed groups, bad escapes. Where RE2 reads text differently, the pattern
+//! is first rewritten into what `regex-syntax` reads the same way ([`rewrite`]). A walk over the
+//! tree (`regex_syntax::ast::visit`, which keeps its own stack, so deep patterns cannot overflow
+//! ours) then refuses what `regex-syntax` accepts and RE2 does not (RE2's `re2/parse.cc` is the
+//! reference, and a test holds the verdicts to those of RE2 itself, release 2025-11-05):
 //! - Unicode classes other than RE2's: `\pL` with one of the 7 one-letter categories, `\p{Name}`
-//!   and `\p{^Name}` with `Any`, a general category or a script, spelled exactly (RE2 matches
-//!   names case-sensitively); never `\p{name=value}`. A near miss gets a suggestion.
+//!   and `\p{^Name}` with `Any`, a general category or a script RE2 knows, spelled exactly (RE2
+//!   matches names case-sensitively); never `\p{name=value}`. A near miss gets a suggestion.
 //! - Flags other than `i`, `m`, `s` and `U` (`x`, `u` and `R` are `regex-syntax` extensions).
-//! - The escapes `\u…` and `\U…` (RE2 spells a code point `\x{…}`), and the assertions `\<`,
-//!   `\>` and `\b{…}`.
-//! - Capture group names with characters other than letters, digits and `_`.
+//! - The escapes `\u…` and `\U…` (RE2 spells a code point `\x{…}`), and `\1`…`\7` alone
+//!   (back-references; `\0`, `\012` and `\101` are octal escapes, which RE2 has).
+//! - Capture group names with a character that is not a letter, mark, digit or connector
+//!   (RE2's word characters; approximated by Unicode's `XID_Continue`), and POSIX classes
+//!   `[[:name:]]` with an unknown name.
 //! - A repetition operator applied directly to another one (`a**`, `a{2}{3}`), a count above
-//!   1000, and counted repetitions whose nested counts multiply past 1000 (RE2's "bad
-//!   repetition operator" and "invalid repetition size").
+//!   1000, and counted repetitions nested past what RE2 allows (RE2's "bad repetition operator"
+//!   and "invalid repetition size").
 //!
-//! Nesting is limited to 1000 levels, as in RE2. What stays looser than RE2: class set
-//! operations (`[a&&b]`) and nested classes, which RE2 reads as literal characters; what stays
-//! stricter: `\Q…\E` quoting and `\C`, which `regex-syntax` does not parse. Scripts are Unicode
-//! 16.0's, so a script newer than a deployment's RE2 passes here and fails there.
+//! Stricter than RE2, on purpose or by `regex-syntax`: nesting deeper than 1000 levels (RE2 has
+//! no limit; this one bounds the memory a hostile pattern can take), `(?)`, repeated flags such
+//! as `(?ii)`, `[\d-z]`, `\x{D800}`, and nested classes such as `[[a]`. Looser: class set
+//! operations (`[a--b]`), which `regex-syntax` has and RE2 refuses, and patterns that parse but
+//! are too large for RE2 to compile (`\pL{1000}`).
+use std::fmt::Write as _;
+
 use regex_syntax::ast::{
-    self, Assertion, AssertionKind, Ast, ClassSetItem, ClassUnicode, ClassUnicodeKind, Flag, Flags,
-    FlagsItemKind, GroupKind, HexLiteralKind, Literal, LiteralKind, RepetitionKind,
-    RepetitionRange,
+    self, Ast, ClassSetItem, ClassUnicode, ClassUnicodeKind, Flag, Flags, FlagsItemKind, GroupKind,
+    HexLiteralKind, Literal, LiteralKind, RepetitionKind, RepetitionRange,
 };
 
 use crate::suggest;
 
-/// RE2's largest repetition count, and the largest product of nested counts.
+/// RE2's largest repetition count, and what nested counts are divided into.
 const MAX_REPEAT: u32 = 1000;
 
-/// RE2's deepest nesting of groups, classes and repetitions.
+/// The deepest nesting of groups, classes and repetitions this check parses.
 const MAX_NESTING: u32 = 1000;
 
 /// The one-letter general categories RE2 accepts in `\pN`.
 const ONE_LETTER: &[char] = &['C', 'L', 'M', 'N', 'P', 'S', 'Z'];
 
-/// The names RE2 accepts in `\p{…}`: `Any`, the general categories and Unicode 16.0's scripts,
-/// spelled as RE2 spells them.
+/// The POSIX class names RE2 accepts in `[[:name:]]` and `[[:^name:]]`.
+const POSIX_CLASSES: &[&str] = &[
+    "alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print", "punct",
+    "space", "upper", "word", "xdigit",
+];
+
+/// The names RE2 accepts in `\p{…}`: `Any`, the general categories and the scripts of
+/// RE2's 2025-11-05 release (Unicode 15.1's), spelled as RE2 spells them.
 const CLASS_NAMES: &[&str] = &[
     "Any",
     "C",
@@ -116,7 +128,6 @@ const CLASS_NAMES: &[&str] = &[
     "Elbasan",
     "Elymaic",
     "Ethiopic",
-    "Garay",
     "Georgian",
     "Glagolitic",
     "Gothic",
@@ -125,7 +136,6 @@ const CLASS_NAMES: &[&str] = &[
     "Gujarati",
     "Gunjala_Gondi",
     "Gurmukhi",
-    "Gurung_Khema",
     "Han",
     "Hangul",
     "Hanifi_Rohingya",
@@ -148,7 +158,6 @@ const CLASS_NAMES: &[&str] = &[
     "Khmer",
     "Khojki",
     "Khudawadi",
-    "Kirat_Rai",
     "Lao",
     "Latin",
     "Lepcha",
@@ -186,7 +195,6 @@ const CLASS_NAMES: &[&str] = &[
     "Nyiakeng_Puachue_Hmong",
     "Ogham",
     "Ol_Chiki",
-    "Ol_Onal",
     "Old_Hungarian",
     "Old_Italic",
     "Old_North_Arabian",
@@ -218,7 +226,6 @@ const CLASS_NAMES: &[&str] = &[
     "Sora_Sompeng",
     "Soyombo",
     "Sundanese",
-    "Sunuwar",
     "Syloti_Nagri",
     "Syriac",
     "Tagalog",
@@ -236,9 +243,7 @@ const CLASS_NAMES: &[&str] = &[
     "Tibetan",
     "Tifinagh",
     "Tirhuta",
-    "Todhri",
     "Toto",
-    "Tulu_Tigalari",
     "Ugaritic",
     "Vai",
     "Vithkuqi",
@@ -251,24 +256,226 @@ const CLASS_NAMES: &[&str] = &[
 
 /// Why `pattern` is not RE2 syntax (the end of a sentence), or `None` when it is.
 pub(crate) fn problem(pattern: &str) -> Option<String> {
+    let (text, names) = match rewrite(pattern) {
+        Ok(rewritten) => rewritten,
+        Err(problem) => return Some(problem),
+    };
+    if let Some(problem) = names.iter().find_map(|name| capture_name(name).err()) {
+        return Some(problem);
+    }
     let tree = ast::parse::ParserBuilder::new()
         .nest_limit(MAX_NESTING)
+        .octal(true)
         .build()
-        .parse(pattern);
+        .parse(&text);
     match tree {
-        Err(error) => Some(error.kind().to_string()),
-        Ok(tree) => ast::visit(&tree, Re2::default()).err(),
+        Err(error) => Some(match error.kind() {
+            ast::ErrorKind::NestLimitExceeded(limit) => {
+                format!("it nests deeper than {limit} levels, the limit of this check")
+            }
+            kind => kind.to_string(),
+        }),
+        Ok(tree) => ast::visit(
+            &tree,
+            Re2 {
+                text: &text,
+                budgets: Vec::new(),
+            },
+        )
+        .err(),
     }
 }
 
-/// The walk over the syntax tree; `budgets` holds, for each enclosing counted repetition, what
-/// is left of RE2's 1000 once divided by its count (RE2's `RepetitionWalker`).
-#[derive(Default)]
-struct Re2 {
+/// Rewrites what RE2 reads differently from `regex-syntax` into text `regex-syntax` reads the
+/// same way, and takes out the capture names (RE2's rule for them differs; they become `g0`,
+/// `g1`…):
+/// - a `{` that does not start a count (`{n}`, `{n,}`, `{n,m}`: digits only, no leading zero)
+///   is a literal `{` in RE2;
+/// - `\Q…\E` quotes literal text, and `\C` matches any byte (here: any character);
+/// - `[[:name:]]` must name a POSIX class (`regex-syntax` would read a nested class).
+fn rewrite(pattern: &str) -> Result<(String, Vec<String>), String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut names = Vec::new();
+    let mut at = 0;
+    while let Some(&c) = chars.get(at) {
+        let rest = &chars[at..];
+        at += match c {
+            '\\' => escape(rest, &mut out, true),
+            '[' => class(rest, &mut out)?,
+            '(' if starts(rest, "(?P<")
+                || (starts(rest, "(?<") && !starts(rest, "(?<=") && !starts(rest, "(?<!")) =>
+            {
+                let open = if starts(rest, "(?P<") { 4 } else { 3 };
+                match rest[open..].iter().position(|&c| c == '>') {
+                    Some(length) => {
+                        names.push(rest[open..open + length].iter().collect());
+                        let _ = write!(out, "(?P<g{}>", names.len() - 1);
+                        open + length + 1
+                    }
+                    None => {
+                        out.extend(rest);
+                        rest.len()
+                    }
+                }
+            }
+            '{' => match count_length(rest) {
+                Some(length) => {
+                    out.extend(&rest[..length]);
+                    length
+                }
+                None => {
+                    out.push_str("\\{");
+                    1
+                }
+            },
+            c => {
+                out.push(c);
+                1
+            }
+        };
+    }
+    Ok((out, names))
+}
+
+fn starts(chars: &[char], prefix: &str) -> bool {
+    prefix
+        .chars()
+        .enumerate()
+        .all(|(index, c)| chars.get(index) == Some(&c))
+}
+
+/// The escape at the start of `chars`, copied (or rewritten, outside classes); answers how many
+/// characters it took.
+fn escape(chars: &[char], out: &mut String, outside_class: bool) -> usize {
+    match chars.get(1) {
+        None => {
+            out.push('\\');
+            1
+        }
+        Some('Q') if outside_class => {
+            let mut at = 2;
+            while let Some(&c) = chars.get(at) {
+                if c == '\\' && chars.get(at + 1) == Some(&'E') {
+                    return at + 2;
+                }
+                if regex_syntax::is_meta_character(c) {
+                    out.push('\\');
+                }
+                out.push(c);
+                at += 1;
+            }
+            at
+        }
+        Some('C') if outside_class => {
+            out.push('.');
+            2
+        }
+        Some('p' | 'P' | 'x' | 'u' | 'U') if chars.get(2) == Some(&'{') => {
+            let length = chars
+                .iter()
+                .position(|&c| c == '}')
+                .map_or(chars.len(), |close| close + 1);
+            out.extend(&chars[..length]);
+            length
+        }
+        Some(&c) => {
+            out.push('\\');
+            out.push(c);
+            2
+        }
+    }
+}
+
+/// The bracketed class at the start of `chars`, copied up to the `]` where RE2 ends it; answers
+/// how many characters it took, or why a POSIX class name is unknown.
+fn class(chars: &[char], out: &mut String) -> Result<usize, String> {
+    out.push('[');
+    let mut at = 1;
+    if chars.get(at) == Some(&'^') {
+        out.push('^');
+        at += 1;
+    }
+    if chars.get(at) == Some(&']') {
+        out.push(']');
+        at += 1;
+    }
+    while let Some(&c) = chars.get(at) {
+        match c {
+            '\\' => at += escape(&chars[at..], out, false),
+            ']' => {
+                out.push(']');
+                return Ok(at + 1);
+            }
+            '[' if chars.get(at + 1) == Some(&':') => {
+                let close = chars[at + 2..]
+                    .windows(2)
+                    .position(|pair| pair == [':', ']'])
+                    .map(|offset| at + 2 + offset);
+                match close {
+                    Some(close) => {
+                        let name: String = chars[at + 2..close].iter().collect();
+                        let bare = name.strip_prefix('^').unwrap_or(&name);
+                        if !POSIX_CLASSES.contains(&bare) {
+                            return Err(format!(
+                                "unknown POSIX class \"[:{}:]\"{}",
+                                suggest::short(&name),
+                                suggest::did_you_mean(
+                                    POSIX_CLASSES
+                                        .iter()
+                                        .copied()
+                                        .find(|known| known.eq_ignore_ascii_case(bare))
+                                )
+                            ));
+                        }
+                        out.extend(&chars[at..close + 2]);
+                        at = close + 2;
+                    }
+                    None => {
+                        out.push('[');
+                        at += 1;
+                    }
+                }
+            }
+            c => {
+                out.push(c);
+                at += 1;
+            }
+        }
+    }
+    Ok(at)
+}
+
+/// The length of the count (`{n}`, `{n,}`, `{n,m}`) at the start of `chars`, if RE2 reads one
+/// there: digits only, no leading zero (RE2's `ParseInteger`).
+fn count_length(chars: &[char]) -> Option<usize> {
+    let number = |from: usize| -> Option<usize> {
+        let digits = chars[from..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let leading_zero = digits >= 2 && chars[from] == '0';
+        (digits > 0 && !leading_zero).then_some(digits)
+    };
+    let mut at = 1 + number(1)?;
+    if chars.get(at) == Some(&',') {
+        at += 1;
+        if chars.get(at).is_some_and(char::is_ascii_digit) {
+            at += number(at)?;
+        }
+    }
+    (chars.get(at) == Some(&'}')).then_some(at + 1)
+}
+
+/// The walk over the syntax tree of the rewritten `text`; `budgets` holds, for each enclosing
+/// counted repetition, what is left of RE2's 1000 once divided by its count (RE2's
+/// `RepetitionWalker`).
+struct Re2<'t> {
+    text: &'t str,
     budgets: Vec<u32>,
 }
 
-impl ast::Visitor for Re2 {
+impl ast::Visitor for Re2<'_> {
     type Output = ();
     type Err = String;
 
@@ -281,11 +488,9 @@ impl ast::Visitor for Re2 {
             Ast::Flags(set) => flags(&set.flags),
             Ast::Group(group) => match &group.kind {
                 GroupKind::NonCapturing(set) => flags(set),
-                GroupKind::CaptureName { name, .. } => capture_name(&name.name),
-                GroupKind::CaptureIndex(_) => Ok(()),
+                GroupKind::CaptureName { .. } | GroupKind::CaptureIndex(_) => Ok(()),
             },
-            Ast::Literal(literal) => self::literal(literal),
-            Ast::Assertion(assertion) => self::assertion(assertion),
+            Ast::Literal(literal) => self.literal(literal),
             Ast::ClassUnicode(class) => unicode_class(class),
             Ast::Repetition(repetition) => {
                 if let Ast::Repetition(_) = &*repetition.ast {
@@ -308,10 +513,10 @@ impl ast::Visitor for Re2 {
 
     fn visit_class_set_item_pre(&mut self, item: &ClassSetItem) -> Result<(), String> {
         match item {
-            ClassSetItem::Literal(literal) => self::literal(literal),
+            ClassSetItem::Literal(literal) => self.literal(literal),
             ClassSetItem::Range(range) => {
-                self::literal(&range.start)?;
-                self::literal(&range.end)
+                self.literal(&range.start)?;
+                self.literal(&range.end)
             }
             ClassSetItem::Unicode(class) => unicode_class(class),
             _ => Ok(()),
@@ -319,7 +524,7 @@ impl ast::Visitor for Re2 {
     }
 }
 
-impl Re2 {
+impl Re2<'_> {
     /// A counted repetition: at most 1000, and within what the enclosing counts leave.
     fn enter_repetition(&mut self, kind: &RepetitionKind) -> Result<(), String> {
         let RepetitionKind::Range(range) = kind else {
@@ -344,11 +549,36 @@ impl Re2 {
         let left = budget.checked_div(count).unwrap_or(budget);
         if left == 0 {
             return Err(format!(
-                "nested repetition counts multiply to more than {MAX_REPEAT}"
+                "nested repetition counts are too large (RE2 divides {MAX_REPEAT} by each \
+                 enclosing count, and this reaches 0)"
             ));
         }
         self.budgets.push(left);
         Ok(())
+    }
+
+    /// `\u…` and `\U…` are `regex-syntax` spellings (RE2 writes `\x{…}`); `\1`…`\7` alone are
+    /// back-references, which RE2 does not have.
+    fn literal(&self, literal: &Literal) -> Result<(), String> {
+        match &literal.kind {
+            LiteralKind::HexFixed(HexLiteralKind::UnicodeShort | HexLiteralKind::UnicodeLong)
+            | LiteralKind::HexBrace(HexLiteralKind::UnicodeShort | HexLiteralKind::UnicodeLong) => {
+                Err(format!(
+                    "the escapes \\u and \\U are not supported (write \\x{{{:X}}})",
+                    u32::from(literal.c)
+                ))
+            }
+            LiteralKind::Octal
+                if literal.c != '\0'
+                    && self
+                        .text
+                        .get(literal.span.start.offset..literal.span.end.offset)
+                        .is_some_and(|written| written.len() == 2) =>
+            {
+                Err("backreferences are not supported".to_owned())
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -372,46 +602,19 @@ fn flags(set: &Flags) -> Result<(), String> {
     Ok(())
 }
 
-/// RE2 accepts capture group names made of letters, digits and `_`.
+/// RE2 accepts capture group names of word characters: letters, marks, digits and
+/// connectors (`_`), in any order.
 fn capture_name(name: &str) -> Result<(), String> {
-    if name.chars().all(|c| c == '_' || c.is_alphanumeric()) {
+    if name.is_empty() {
+        Err("a capture group name cannot be empty".to_owned())
+    } else if name.chars().all(unicode_ident::is_xid_continue) {
         Ok(())
     } else {
         Err(format!(
-            "the capture group name \"{}\" may only hold letters, digits and \"_\"",
+            "the capture group name \"{}\" must be letters, digits and \"_\"",
             suggest::short(name)
         ))
     }
-}
-
-/// `\u…` and `\U…` are `regex-syntax` spellings; RE2 writes `\x{…}`.
-fn literal(literal: &Literal) -> Result<(), String> {
-    match &literal.kind {
-        LiteralKind::HexFixed(HexLiteralKind::UnicodeShort | HexLiteralKind::UnicodeLong)
-        | LiteralKind::HexBrace(HexLiteralKind::UnicodeShort | HexLiteralKind::UnicodeLong) => {
-            Err(format!(
-                "the escapes \\u and \\U are not supported (write \\x{{{:X}}})",
-                u32::from(literal.c)
-            ))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// RE2's assertions: `^`, `$`, `\A`, `\z`, `\b` and `\B`.
-fn assertion(assertion: &Assertion) -> Result<(), String> {
-    let spelling = match assertion.kind {
-        AssertionKind::WordBoundaryStart => "\\b{start}",
-        AssertionKind::WordBoundaryEnd => "\\b{end}",
-        AssertionKind::WordBoundaryStartAngle => "\\<",
-        AssertionKind::WordBoundaryEndAngle => "\\>",
-        AssertionKind::WordBoundaryStartHalf => "\\b{start-half}",
-        AssertionKind::WordBoundaryEndHalf => "\\b{end-half}",
-        _ => return Ok(()),
-    };
-    Err(format!(
-        "the assertion {spelling} is not supported (RE2 has ^, $, \\A, \\z, \\b and \\B)"
-    ))
 }
 
 /// `\pN`, `\p{Name}` and `\p{^Name}` with RE2's names, spelled exactly.
