@@ -4,8 +4,8 @@
 //!   and build dependencies alike), and every workspace crate is listed here, so a new crate or
 //!   a new arrow is a decision, not an accident;
 //! - every Rust file starts with a `//!` comment saying what it is for;
-//! - no test is marked to expect a panic or to be skipped (a test that cannot fail, or does not
-//!   run, is a defect).
+//! - no test is marked to expect a panic or to be skipped, also through `cfg_attr` (a test that
+//!   cannot fail, or does not run, is a defect).
 //!
 //! Printing from libraries is left to the workspace's clippy lints (`print_stdout`,
 //! `print_stderr`), which see through macros better than a text search would.
@@ -149,23 +149,52 @@ fn file_problems(path: &str, text: &str) -> Vec<String> {
             "{path}: start the file with a //! comment saying what it is for"
         ));
     }
-    // Spelled in two pieces, so that this file does not match itself.
-    for (attribute, why) in [
+    // Spelled in pieces, so that this file does not match itself.
+    let rules = [
         (
-            concat!("#[should", "_panic"),
+            concat!("should", "_panic"),
             "assert on a returned error instead",
         ),
         (
-            concat!("#[ig", "nore"),
+            concat!("ig", "nore"),
             "a test that does not run is a defect",
         ),
-    ] {
-        for (index, line) in text.lines().enumerate() {
-            if line.trim_start().starts_with(attribute) {
-                problems.push(format!(
-                    "{path}:{}: {attribute}] is not used here: {why}",
-                    index + 1
-                ));
+    ];
+    // This file quotes the attributes in its tests.
+    let lines = if path.ends_with("xtask/src/tidy.rs") {
+        ""
+    } else {
+        text
+    };
+    for (index, line) in lines.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            continue;
+        }
+        // Every `#[…]` on the line, spaces taken out: `#[ignore]`, `#[ ignore = "…" ]`,
+        // `#[cfg_attr(not(x), ignore)]`.
+        for attribute in code.split("#[").skip(1) {
+            let attribute: String = attribute
+                .split(']')
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            let inner = attribute
+                .strip_prefix("cfg_attr(")
+                .and_then(|rest| rest.split_once(',').map(|(_, then)| then))
+                .unwrap_or(&attribute);
+            for (name, why) in rules {
+                let named = inner.strip_prefix(name).is_some_and(|rest| {
+                    matches!(rest.chars().next(), None | Some('(' | '=' | ')'))
+                });
+                if named {
+                    problems.push(format!(
+                        "{path}:{}: #[{name}] is not used here: {why}",
+                        index + 1
+                    ));
+                }
             }
         }
     }
@@ -179,8 +208,11 @@ fn rust_files(folder: &Path, files: &mut Vec<PathBuf>) -> Result<(), Box<dyn Err
         let path = entry.path();
         let kind = entry.file_type()?;
         if kind.is_dir() {
+            // Cargo marks its build folders with a CACHEDIR.TAG.
             let name = entry.file_name();
-            if !matches!(name.to_str(), Some("target" | "node_modules" | ".git")) {
+            if !matches!(name.to_str(), Some("node_modules" | ".git"))
+                && !path.join("CACHEDIR.TAG").exists()
+            {
                 rust_files(&path, files)?;
             }
         } else if kind.is_file() && path.extension().is_some_and(|extension| extension == "rs") {
@@ -222,15 +254,17 @@ mod tests {
             .join("\n")
                 + "\n"),
         );
+        let (panic, skip) = (concat!("should", "_panic"), concat!("ig", "nore"));
         let text = format!(
-            "use x;\n#[test]\n{}]\nfn a() {{}}\n    {}]\nfn b() {{}}\n",
-            concat!("#[should", "_panic"),
-            concat!("#[ig", "nore")
+            "use x;\n#[test]\n#[{panic}]\nfn a() {{}}\n    #[test] #[ {skip} = \"slow\" ]\n\
+             #[cfg_attr(not(feature = \"slow\"), {skip})]\n// #[{skip}] in a comment\n\
+             #[{skip}_for_lint]\nfn b() {{}}\n",
         );
         expect_test::expect![[r#"
             src/a.rs: start the file with a //! comment saying what it is for
             src/a.rs:3: #[should_panic] is not used here: assert on a returned error instead
             src/a.rs:5: #[ignore] is not used here: a test that does not run is a defect
+            src/a.rs:6: #[ignore] is not used here: a test that does not run is a defect
         "#]]
         .assert_eq(&(file_problems("src/a.rs", &text).join("\n") + "\n"));
         assert!(file_problems("src/b.rs", "//! Fine.\nfn main() {}\n").is_empty());
