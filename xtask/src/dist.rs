@@ -334,29 +334,21 @@ fn rustflags_variable(triple: &str) -> String {
 /// program header), i.e. is dynamically linked. Anything else (another format, a truncated
 /// file) answers `false`.
 fn has_interpreter(elf: &[u8]) -> bool {
-    const PT_INTERP: u32 = 3;
-    let read = |at: usize, len: usize| -> Option<u64> {
-        let bytes = elf.get(at..at + len)?;
-        Some(
-            bytes
-                .iter()
-                .rev()
-                .fold(0u64, |value, &byte| (value << 8) | u64::from(byte)),
-        )
-    };
-    // Magic, 64-bit class, little-endian.
-    if elf.get(..6) != Some(b"\x7fELF\x02\x01".as_slice()) {
+    const PT_INTERP: u64 = 3;
+    let read = |offset, field, len| crate::elf::read(elf, offset, field, len);
+    if !crate::elf::is_64_bit_little_endian(elf) {
         return false;
     }
-    let (Some(phoff), Some(phentsize), Some(phnum)) = (read(0x20, 8), read(0x36, 2), read(0x38, 2))
+    let (Some(phoff), Some(phentsize), Some(phnum)) =
+        (read(0, 0x20, 8), read(0, 0x36, 2), read(0, 0x38, 2))
     else {
         return false;
     };
     (0..phnum).any(|index| {
-        usize::try_from(phoff + index * phentsize)
-            .ok()
-            .and_then(|at| read(at, 4))
-            == Some(u64::from(PT_INTERP))
+        index
+            .checked_mul(phentsize)
+            .and_then(|header| read(phoff, header, 4))
+            == Some(PT_INTERP)
     })
 }
 

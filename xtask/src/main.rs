@@ -16,6 +16,7 @@
 )]
 
 mod dist;
+mod elf;
 mod npm;
 mod order;
 mod schema;

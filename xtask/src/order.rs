@@ -95,20 +95,10 @@ pub(crate) fn functions(elf: &[u8]) -> Result<Functions, Box<dyn Error>> {
             .and_then(|offset| offset.checked_add(base))
             .ok_or_else(|| MALFORMED.into())
     };
-    // A little-endian integer of `len` bytes at `offset + field`.
     let read = |offset: u64, field: u64, len: u64| -> Result<u64, Box<dyn Error>> {
-        let start = offset.checked_add(field).ok_or(MALFORMED)?;
-        let bytes = start
-            .checked_add(len)
-            .and_then(|end| Some((usize::try_from(start).ok()?, usize::try_from(end).ok()?)))
-            .and_then(|(start, end)| elf.get(start..end))
-            .ok_or(MALFORMED)?;
-        Ok(bytes
-            .iter()
-            .rev()
-            .fold(0u64, |value, &byte| (value << 8) | u64::from(byte)))
+        crate::elf::read(elf, offset, field, len).ok_or_else(|| MALFORMED.into())
     };
-    if elf.get(..6) != Some(b"\x7fELF\x02\x01".as_slice()) {
+    if !crate::elf::is_64_bit_little_endian(elf) {
         return Err("not a 64-bit little-endian ELF file".into());
     }
     let file_size = u64::try_from(elf.len())?;
