@@ -129,24 +129,18 @@ fn docs_dir() -> PathBuf {
 
 /// Every `.md` file under `dir`, sorted, as paths relative to `dir` with `/` separators.
 fn markdown_pages(dir: &Path) -> Vec<String> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
-        let entries = fs::read_dir(dir).expect("docs folder is readable");
-        for entry in entries {
-            let path = entry.expect("docs entry is readable").path();
-            if path.is_dir() {
-                walk(root, &path, out);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                let rel = path.strip_prefix(root).expect("path is under the root");
-                let parts: Vec<String> = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                out.push(parts.join("/"));
-            }
-        }
-    }
-    let mut pages = Vec::new();
-    walk(dir, dir, &mut pages);
+    let mut pages: Vec<String> = crate::files_with_extension(dir, "md")
+        .expect("docs folder is readable")
+        .iter()
+        .map(|path| {
+            let rel = path.strip_prefix(dir).expect("path is under the root");
+            let parts: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            parts.join("/")
+        })
+        .collect();
     pages.sort();
     pages
 }

@@ -73,3 +73,30 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod docs_examples;
+
+/// Every file under `dir` whose name ends in `.{extension}`, sorted. Hidden folders (`.vscode`)
+/// are searched; `.git`, `node_modules` and Cargo's build folders (marked by a `CACHEDIR.TAG`)
+/// are not.
+pub(crate) fn files_with_extension(dir: &Path, extension: &str) -> std::io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let path = entry.path();
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                let name = entry.file_name();
+                if !matches!(name.to_str(), Some("node_modules" | ".git"))
+                    && !path.join("CACHEDIR.TAG").exists()
+                {
+                    pending.push(path);
+                }
+            } else if path.extension().is_some_and(|found| found == extension) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}

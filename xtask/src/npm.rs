@@ -280,20 +280,7 @@ mod tests {
 
     /// Every `.json` file under `dir`, hidden folders (`.cursor`, `.vscode`) included, sorted.
     fn json_files(dir: &Path) -> Vec<PathBuf> {
-        let mut found = Vec::new();
-        let mut pending = vec![dir.to_path_buf()];
-        while let Some(dir) = pending.pop() {
-            for entry in fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    pending.push(path);
-                } else if path.extension().is_some_and(|e| e == "json") {
-                    found.push(path);
-                }
-            }
-        }
-        found.sort();
-        found
+        crate::files_with_extension(dir, "json").unwrap()
     }
 
     #[test]

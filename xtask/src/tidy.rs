@@ -10,7 +10,7 @@
 //! Printing from libraries is left to the workspace's clippy lints (`print_stdout`,
 //! `print_stderr`), which see through macros better than a text search would.
 use std::error::Error;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Each workspace crate and the workspace crates it may depend on.
 const ALLOWED: &[(&str, &[&str])] = &[
@@ -55,9 +55,8 @@ pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     let mut problems = dependency_problems(&workspace_edges(root)?);
     let mut files = Vec::new();
     for folder in SOURCE_FOLDERS {
-        rust_files(&root.join(folder), &mut files)?;
+        files.extend(crate::files_with_extension(&root.join(folder), "rs")?);
     }
-    files.sort();
     for file in files {
         let text = std::fs::read_to_string(&file)?;
         let shown = file
@@ -199,27 +198,6 @@ fn file_problems(path: &str, text: &str) -> Vec<String> {
         }
     }
     problems
-}
-
-/// The `.rs` files under `folder`, build output and installed packages left out.
-fn rust_files(folder: &Path, files: &mut Vec<PathBuf>) -> Result<(), Box<dyn Error>> {
-    for entry in std::fs::read_dir(folder)? {
-        let entry = entry?;
-        let path = entry.path();
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            // Cargo marks its build folders with a CACHEDIR.TAG.
-            let name = entry.file_name();
-            if !matches!(name.to_str(), Some("node_modules" | ".git"))
-                && !path.join("CACHEDIR.TAG").exists()
-            {
-                rust_files(&path, files)?;
-            }
-        } else if kind.is_file() && path.extension().is_some_and(|extension| extension == "rs") {
-            files.push(path);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
