@@ -125,25 +125,49 @@ pub(crate) fn condition_summary(condition: &Value) -> String {
     out
 }
 
+/// The keys of one condition object that summaries and variable reads look at, gathered in one
+/// pass over its keys instead of a map search per key.
+#[derive(Default)]
+pub(crate) struct ConditionKeys<'a> {
+    pub(crate) all: Option<&'a Value>,
+    pub(crate) any: Option<&'a Value>,
+    pub(crate) not: Option<&'a Value>,
+    pub(crate) var: Option<&'a Value>,
+    pub(crate) op: Option<&'a Value>,
+    pub(crate) value: Option<&'a Value>,
+}
+
+impl<'a> ConditionKeys<'a> {
+    /// The keys of `condition` (none when it is not an object).
+    pub(crate) fn of(condition: &'a Value) -> Self {
+        let mut keys = Self::default();
+        for (key, field) in condition.as_object().into_iter().flatten() {
+            let slot = match key.as_str() {
+                "all" => &mut keys.all,
+                "any" => &mut keys.any,
+                "not" => &mut keys.not,
+                "var" => &mut keys.var,
+                "op" => &mut keys.op,
+                "value" => &mut keys.value,
+                _ => continue,
+            };
+            *slot = Some(field);
+        }
+        keys
+    }
+}
+
 /// Appends the summary of `condition`; a nested `all` or `any` of several parts is wrapped
 /// in parentheses. The whole summary is written into one `String`.
 fn push_summary(out: &mut String, condition: &Value, nested: bool) {
-    // One pass over the object's keys instead of a map search per key.
-    let (mut all, mut any, mut not, mut var, mut op, mut value) =
-        (None, None, None, None, None, None);
-    if let Some(map) = condition.as_object() {
-        for (key, field) in map {
-            match key.as_str() {
-                "all" => all = Some(field),
-                "any" => any = Some(field),
-                "not" => not = Some(field),
-                "var" => var = Some(field),
-                "op" => op = Some(field),
-                "value" => value = Some(field),
-                _ => {}
-            }
-        }
-    }
+    let ConditionKeys {
+        all,
+        any,
+        not,
+        var,
+        op,
+        value,
+    } = ConditionKeys::of(condition);
     for (items, joiner) in [(all, " and "), (any, " or ")] {
         let Some(items) = items.and_then(Value::as_array) else {
             continue;

@@ -209,20 +209,10 @@ fn sorted_names<'a>(uses: &[Use<'a>]) -> Vec<&'a str> {
 }
 
 fn condition_reads<'a>(condition: &'a Value, case: usize, step: usize, uses: &mut Uses<'a>) {
-    // One pass over the object's keys instead of a map search per key; the reads keep the
-    // order `all`, `any`, `not`, then the leaf's `var`.
-    let (mut all, mut any, mut not, mut var) = (None, None, None, None);
-    if let Some(map) = condition.as_object() {
-        for (key, value) in map {
-            match key.as_str() {
-                "all" => all = Some(value),
-                "any" => any = Some(value),
-                "not" => not = Some(value),
-                "var" => var = Some(value),
-                _ => {}
-            }
-        }
-    }
+    // The reads keep the order `all`, `any`, `not`, then the leaf's `var`.
+    let crate::text::ConditionKeys {
+        all, any, not, var, ..
+    } = crate::text::ConditionKeys::of(condition);
     for items in [all, any].into_iter().flatten().filter_map(Value::as_array) {
         for item in items {
             condition_reads(item, case, step, uses);
