@@ -17,6 +17,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("botmesh-jsonrpc", &[]),
     ("botmesh-flow-schema", &[]),
     ("botmesh-flow-analyzer", &["botmesh-flow-schema"]),
+    (
+        "botmesh-flow-render",
+        &["botmesh-flow-analyzer", "botmesh-flow-schema"],
+    ),
     ("botmesh-docs-search", &[]),
     (
         "botmesh-mcp",
@@ -24,12 +28,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "botmesh-jsonrpc",
             "botmesh-flow-schema",
             "botmesh-flow-analyzer",
+            "botmesh-flow-render",
             "botmesh-docs-search",
         ],
     ),
     ("botmesh-mcp-http", &["botmesh-mcp"]),
     ("botmesh-mcp-cli", &["botmesh-mcp", "botmesh-mcp-http"]),
-    ("xtask", &["botmesh-flow-schema"]),
+    ("xtask", &["botmesh-flow-schema", "botmesh-flow-render"]),
 ];
 
 /// The folders whose Rust files are checked.

@@ -1,0 +1,164 @@
+//! Pictures of botmesh flows, drawn in-process: a layered layout of the graph that
+//! `botmesh-flow-analyzer` describes, written as SVG or PNG with an embedded font. No browser,
+//! no network, no external program. It is the engine of the `flow_render` tool and of
+//! `botmesh-mcp render`.
+//!
+//! ```
+//! use botmesh_flow_render::{Options, Theme, render_set};
+//! use botmesh_flow_analyzer::{Direction, Value};
+//!
+//! let document: Value = serde_json::from_str(r#"{
+//!     "version": 2, "id": "hello",
+//!     "steps": [
+//!         { "id": "ask_name", "kind": "ask", "text": "Your name?", "save": "name" },
+//!         { "id": "greet", "kind": "message", "text": "Hi {{name}}!" },
+//!         { "id": "bye", "kind": "end" }
+//!     ]
+//! }"#)?;
+//! let options = Options { direction: Direction::LR, theme: Theme::Dark };
+//! let rendering = render_set(&document, &[], &options);
+//! assert!(rendering.valid);
+//! let picture = rendering.picture.ok_or("no picture")?;
+//! assert_eq!(picture.nodes.len(), 3);
+//! assert!(picture.to_svg()?.starts_with("<svg "));
+//! assert!(picture.to_png(1.0)?.starts_with(b"\x89PNG"));
+//! Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # The layout
+//!
+//! A layered (Sugiyama) layout, computed top to bottom and turned for `LR`, `BT` and `RL`:
+//!
+//! 1. **Cycles.** A depth-first search from the nodes in document order (the entry first)
+//!    reverses each edge that goes back to a node on its stack; such an edge (a retry, a `goto`
+//!    back) is drawn back, its arrow pointing against the direction.
+//! 2. **Layers.** Longest path, every edge two layers long; sources are pulled down next to
+//!    their successors. Nodes sit on even layers; odd layers hold only the points an edge
+//!    passes through and the edge labels, so a label is laid out like a box of its own.
+//! 3. **Order.** Barycenter sweeps down and up with adjacent transpositions, eight rounds,
+//!    keeping the order with the fewest crossings.
+//! 4. **Coordinates.** Each layer in turn is placed as close as its order allows to the
+//!    weighted mean of its neighbours (a weighted isotonic regression, solved exactly by
+//!    pooling adjacent violators), sweeping down and up; edge points weigh most, so long edges
+//!    run straight. Everything is whole pixels (`i64`): no float is ever formatted.
+//! 5. **Edges.** An edge runs vertically through each layer's band at its own point (no other
+//!    box shares that `x`) and slants only in the empty gaps between bands, so it never passes
+//!    through a node; the ends of edges on one side of a node are spread along it.
+//!    Self-loops are drawn beside their node, in room reserved for them.
+//! 6. **Clusters.** With several flows, each flow is a cluster: its items stay together in
+//!    every layer, and whole clusters are moved apart so their boxes (titles included) never
+//!    overlap. `call` edges are dashed.
+//!
+//! Node shapes follow the Mermaid renderer of `botmesh-flow-analyzer`: a hexagon for
+//! `branch`, a stadium for `end`, `handoff` and `(end)`, a parallelogram for `ask`, a
+//! rectangle with double sides for `subflow`, a round-cornered box for `buttons` and `list`,
+//! a rectangle otherwise. A node shows the step id, then `kind: text` wrapped to 220 pixels
+//! and at most 3 lines (the last one ends with `…` when text is left); an edge label wraps to
+//! 150 pixels and 2 lines; a cluster title is one line of at most 300 pixels.
+//!
+//! # Text
+//!
+//! Text is measured and drawn with one embedded font, `fonts/FlowSans-Regular.ttf`: a 38 KB
+//! subset of Liberation Sans 2.1.5 (SIL Open Font License 1.1, `fonts/OFL.txt`; renamed, as
+//! the licence asks of a modified font with reserved names) made by `fonts/make-subset.sh`.
+//! It covers Latin (with Latin-1 and Extended-A), Greek, basic Cyrillic and common
+//! punctuation. Liberation Sans has Arial's advance widths, so the SVG's font stack names it,
+//! `Arimo` and `Arial` after `FlowSans`: a browser draws the SVG with the same widths.
+//! A character outside the font (an emoji, CJK, Arabic…) is drawn as [`FALLBACK_CHAR`] (□),
+//! one per character; joiners, variation selectors, skin-tone modifiers and tags are dropped
+//! (so 👍🏽 is one □), control characters are dropped and white space collapses to one space.
+//! The SVG carries the same text, so both formats show the same thing.
+//!
+//! # Determinism
+//!
+//! The layout uses integers only, visits nodes and edges in document order and keeps no
+//! hash map; the SVG writes integer coordinates in a fixed attribute order. The same graph
+//! gives the same SVG bytes on every platform. The PNG is drawn with floats (tiny-skia) and
+//! may differ in antialiasing by a few levels between processors.
+//!
+//! # Dependencies
+//!
+//! - `ttf-parser` (no default features: no layout tables, no variable fonts): reads the
+//!   font's metrics and glyph outlines with no allocation and no `unsafe` in its parser; the
+//!   smallest maintained font reader (the `fontdue`/`ab_glyph` rasterizers bring their own,
+//!   and we already rasterize paths).
+//! - `tiny-skia` (features `std` and `png-format`): antialiased path filling and stroking,
+//!   the core of `resvg`, and its PNG encoder (`png` with `miniz_oxide`). `resvg` itself would
+//!   parse the SVG we just wrote and bring a font database; drawing the same shapes directly
+//!   is smaller and faster.
+
+mod error;
+mod font;
+mod layout;
+mod picture;
+mod png;
+mod style;
+mod svg;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+use botmesh_flow_analyzer::{Graph, SourcedIssue, Value, analyze_set};
+
+pub use error::Error;
+pub use font::FALLBACK_CHAR;
+pub use layout::Options;
+pub use picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
+pub use png::MAX_PIXELS;
+pub use svg::FONT_FAMILY;
+
+/// Lays out a graph (from [`botmesh_flow_analyzer::describe`]).
+pub fn layout(graph: &Graph<'_>, options: &Options) -> Result<Picture, Error> {
+    Ok(layout::layout(font::font()?, graph, options))
+}
+
+impl Picture {
+    /// The picture as a standalone SVG document.
+    pub fn to_svg(&self) -> Result<String, Error> {
+        Ok(svg::write_svg(font::font()?, self))
+    }
+
+    /// The picture as a PNG, `scale` pixels per unit (a picture of more than [`MAX_PIXELS`]
+    /// pixels is drawn smaller).
+    pub fn to_png(&self, scale: f32) -> Result<Vec<u8>, Error> {
+        png::write_png(font::font()?, self, scale)
+    }
+
+    /// The size in pixels of [`Picture::to_png`] at `scale`.
+    pub fn png_size(&self, scale: f32) -> (u32, u32) {
+        let scale = png::fit_scale(self, scale);
+        (
+            (self.width as f32 * scale).ceil().max(1.0) as u32,
+            (self.height as f32 * scale).ceil().max(1.0) as u32,
+        )
+    }
+}
+
+/// A set validated and, when valid, laid out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendering {
+    /// True when every document of the set is valid (as `flow_analyze` says).
+    pub valid: bool,
+    /// Validation issues, the document's first, then each subflow's.
+    pub issues: Vec<SourcedIssue>,
+    /// The picture, only when valid.
+    pub picture: Option<Picture>,
+}
+
+/// Validates a document and its subflows and, when all are valid, lays the set out.
+///
+/// An `Err` inside is impossible in practice (the embedded font is tested); it is reported
+/// as no picture.
+pub fn render_set(document: &Value, subflows: &[Value], options: &Options) -> Rendering {
+    let analysis = analyze_set(document, subflows);
+    let picture = match (&analysis.graph, analysis.valid) {
+        (Some(graph), true) => layout(graph, options).ok(),
+        _ => None,
+    };
+    Rendering {
+        valid: analysis.valid,
+        issues: analysis.issues,
+        picture,
+    }
+}

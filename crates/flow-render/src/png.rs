@@ -1,0 +1,291 @@
+//! The PNG writer: the same shapes as the SVG, filled and stroked with tiny-skia, text drawn
+//! from the embedded font's outlines.
+
+use botmesh_flow_analyzer::EdgeKind;
+use tiny_skia::{
+    Color, FillRule, LineCap, LineJoin, Paint, PathBuilder, Pixmap, Stroke, StrokeDash, Transform,
+};
+
+use crate::error::Error;
+use crate::font::Font;
+use crate::layout::{LABEL_FONT, LABEL_LINE, LABEL_PAD, NODE_FONT, NODE_LINE};
+use crate::picture::{Picture, Shape};
+use crate::style::{Rgb, arrow_head, baselines, corner_radius, family, palette, polygon};
+
+/// The most pixels a PNG may have (a larger picture is drawn at a smaller scale).
+pub const MAX_PIXELS: u64 = 24_000_000;
+
+fn paint(rgb: Rgb) -> Paint<'static> {
+    let mut paint = Paint::default();
+    paint.set_color(Color::from_rgba8(rgb[0], rgb[1], rgb[2], 255));
+    paint.anti_alias = true;
+    paint
+}
+
+/// Collects a glyph outline into a path, scaled and placed.
+struct Outline<'a> {
+    path: &'a mut PathBuilder,
+    x: f32,
+    y: f32,
+    scale: f32,
+}
+
+impl Outline<'_> {
+    fn at(&self, x: f32, y: f32) -> (f32, f32) {
+        (self.x + x * self.scale, self.y - y * self.scale)
+    }
+}
+
+impl ttf_parser::OutlineBuilder for Outline<'_> {
+    fn move_to(&mut self, x: f32, y: f32) {
+        let (x, y) = self.at(x, y);
+        self.path.move_to(x, y);
+    }
+    fn line_to(&mut self, x: f32, y: f32) {
+        let (x, y) = self.at(x, y);
+        self.path.line_to(x, y);
+    }
+    fn quad_to(&mut self, x1: f32, y1: f32, x: f32, y: f32) {
+        let (x1, y1) = self.at(x1, y1);
+        let (x, y) = self.at(x, y);
+        self.path.quad_to(x1, y1, x, y);
+    }
+    fn curve_to(&mut self, x1: f32, y1: f32, x2: f32, y2: f32, x: f32, y: f32) {
+        let (x1, y1) = self.at(x1, y1);
+        let (x2, y2) = self.at(x2, y2);
+        let (x, y) = self.at(x, y);
+        self.path.cubic_to(x1, y1, x2, y2, x, y);
+    }
+    fn close(&mut self) {
+        self.path.close();
+    }
+}
+
+/// Appends one line of text, centred on `center`, to `path`.
+fn text_path(
+    font: &Font,
+    path: &mut PathBuilder,
+    text: &str,
+    center: i64,
+    baseline: i64,
+    size: i64,
+) {
+    let width = font.width(text, size);
+    let scale = size as f32 / font.units_per_em as f32;
+    let mut pen = (center - width / 2) as f32;
+    for c in text.chars() {
+        let glyph = font
+            .face
+            .glyph_index(c)
+            .or_else(|| font.face.glyph_index(crate::font::FALLBACK_CHAR));
+        if let Some(glyph) = glyph {
+            let mut outline = Outline {
+                path,
+                x: pen,
+                y: baseline as f32,
+                scale,
+            };
+            let _ = font.face.outline_glyph(glyph, &mut outline);
+        }
+        pen += font.advance(c) as f32 * scale;
+    }
+}
+
+fn polygon_path(points: &[(i64, i64)]) -> Option<tiny_skia::Path> {
+    let mut path = PathBuilder::new();
+    for (i, &(x, y)) in points.iter().enumerate() {
+        if i == 0 {
+            path.move_to(x as f32, y as f32);
+        } else {
+            path.line_to(x as f32, y as f32);
+        }
+    }
+    path.close();
+    path.finish()
+}
+
+fn rounded_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<tiny_skia::Path> {
+    let r = r.min(w / 2.0).min(h / 2.0);
+    // A quarter circle as a cubic: control points at 0.5523 of the radius.
+    let k = r * 0.447_715;
+    let mut p = PathBuilder::new();
+    p.move_to(x + r, y);
+    p.line_to(x + w - r, y);
+    p.cubic_to(x + w - k, y, x + w, y + k, x + w, y + r);
+    p.line_to(x + w, y + h - r);
+    p.cubic_to(x + w, y + h - k, x + w - k, y + h, x + w - r, y + h);
+    p.line_to(x + r, y + h);
+    p.cubic_to(x + k, y + h, x, y + h - k, x, y + h - r);
+    p.line_to(x, y + r);
+    p.cubic_to(x, y + k, x + k, y, x + r, y);
+    p.close();
+    p.finish()
+}
+
+/// The scale a picture is drawn at: `scale`, or less when the PNG would be too large.
+pub(crate) fn fit_scale(picture: &Picture, scale: f32) -> f32 {
+    let pixels = picture.width as f64 * picture.height as f64 * f64::from(scale) * f64::from(scale);
+    if pixels <= MAX_PIXELS as f64 {
+        scale
+    } else {
+        (f64::from(scale) * (MAX_PIXELS as f64 / pixels).sqrt()) as f32
+    }
+}
+
+/// Draws the picture at `scale` (1 = one pixel per unit) and encodes it as PNG.
+pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Vec<u8>, Error> {
+    let scale = fit_scale(picture, scale);
+    let width = (picture.width as f32 * scale).ceil().max(1.0) as u32;
+    let height = (picture.height as f32 * scale).ceil().max(1.0) as u32;
+    let mut pixmap = Pixmap::new(width, height).ok_or(Error::TooLarge { width, height })?;
+    let colors = palette(picture.theme);
+    let t = Transform::from_scale(scale, scale);
+    let [r, g, b] = colors.background;
+    pixmap.fill(Color::from_rgba8(r, g, b, 255));
+    let thin = Stroke {
+        width: 1.0,
+        ..Stroke::default()
+    };
+    for cluster in &picture.clusters {
+        let rect = cluster.rect;
+        if let Some(path) = rounded_rect(
+            rect.x as f32,
+            rect.y as f32,
+            rect.width as f32,
+            rect.height as f32,
+            4.0,
+        ) {
+            pixmap.fill_path(
+                &path,
+                &paint(colors.cluster_fill),
+                FillRule::Winding,
+                t,
+                None,
+            );
+            pixmap.stroke_path(&path, &paint(colors.cluster_stroke), &thin, t, None);
+        }
+        let mut text = PathBuilder::new();
+        let baseline = baselines(font, rect.y + 3, LABEL_LINE, 1, LABEL_LINE, LABEL_FONT)[0];
+        let width = font.width(&cluster.title, LABEL_FONT);
+        text_path(
+            font,
+            &mut text,
+            &cluster.title,
+            rect.x + 8 + width / 2,
+            baseline,
+            LABEL_FONT,
+        );
+        if let Some(path) = text.finish() {
+            pixmap.fill_path(&path, &paint(colors.text), FillRule::Winding, t, None);
+        }
+    }
+    let edge_paint = paint(colors.edge);
+    for edge in &picture.edges {
+        let mut path = PathBuilder::new();
+        for (i, &(x, y)) in edge.points.iter().enumerate() {
+            if i == 0 {
+                path.move_to(x as f32, y as f32);
+            } else {
+                path.line_to(x as f32, y as f32);
+            }
+        }
+        let mut stroke = Stroke {
+            width: 1.5,
+            line_cap: LineCap::Butt,
+            line_join: LineJoin::Miter,
+            ..Stroke::default()
+        };
+        if edge.kind == EdgeKind::Call {
+            stroke.dash = StrokeDash::new(vec![5.0, 4.0], 0.0);
+        }
+        if let Some(path) = path.finish() {
+            pixmap.stroke_path(&path, &edge_paint, &stroke, t, None);
+        }
+        if let Some(path) = arrow_head(&edge.points).and_then(|head| polygon_path(&head)) {
+            pixmap.fill_path(&path, &edge_paint, FillRule::Winding, t, None);
+        }
+    }
+    let mut text = PathBuilder::new();
+    for label in &picture.labels {
+        let rect = label.rect;
+        if let Some(path) = rounded_rect(
+            rect.x as f32,
+            rect.y as f32,
+            rect.width as f32,
+            rect.height as f32,
+            2.0,
+        ) {
+            pixmap.fill_path(&path, &paint(colors.label_fill), FillRule::Winding, t, None);
+        }
+        let lines = baselines(
+            font,
+            rect.y + LABEL_PAD,
+            rect.height - 2 * LABEL_PAD,
+            label.lines.len(),
+            LABEL_LINE,
+            LABEL_FONT,
+        );
+        for (line, baseline) in label.lines.iter().zip(lines) {
+            text_path(
+                font,
+                &mut text,
+                line,
+                rect.x + rect.width / 2,
+                baseline,
+                LABEL_FONT,
+            );
+        }
+    }
+    for node in &picture.nodes {
+        let rect = node.rect;
+        let (fill, stroke) = colors.node[family(node.shape)];
+        let outline = match polygon(node.shape, rect.x, rect.y, rect.width, rect.height) {
+            Some(points) => polygon_path(&points),
+            None => rounded_rect(
+                rect.x as f32,
+                rect.y as f32,
+                rect.width as f32,
+                rect.height as f32,
+                corner_radius(node.shape, rect.height) as f32,
+            ),
+        };
+        if let Some(path) = outline {
+            pixmap.fill_path(&path, &paint(fill), FillRule::Winding, t, None);
+            pixmap.stroke_path(&path, &paint(stroke), &thin, t, None);
+        }
+        if node.shape == Shape::Subroutine {
+            let mut lines = PathBuilder::new();
+            for x in [rect.x + 8, rect.right() - 8] {
+                lines.move_to(x as f32, rect.y as f32);
+                lines.line_to(x as f32, rect.bottom() as f32);
+            }
+            if let Some(path) = lines.finish() {
+                pixmap.stroke_path(&path, &paint(stroke), &thin, t, None);
+            }
+        }
+        let lines = baselines(
+            font,
+            rect.y,
+            rect.height,
+            node.lines.len(),
+            NODE_LINE,
+            NODE_FONT,
+        );
+        for (line, baseline) in node.lines.iter().zip(lines) {
+            text_path(
+                font,
+                &mut text,
+                line,
+                rect.x + rect.width / 2,
+                baseline,
+                NODE_FONT,
+            );
+        }
+    }
+    if let Some(path) = text.finish() {
+        pixmap.fill_path(&path, &paint(colors.text), FillRule::Winding, t, None);
+    }
+    pixmap
+        .encode_png()
+        .map_err(|error| Error::Png(error.to_string()))
+}

@@ -1,0 +1,439 @@
+//! Unit tests: geometry invariants on the analyzer's fixtures and on generated flows, text
+//! fitting and fallback, determinism, and golden SVGs.
+
+use std::path::{Path, PathBuf};
+
+use botmesh_flow_analyzer::{Direction, Value, describe};
+use expect_test::expect_file;
+use proptest::prelude::*;
+use serde_json::json;
+
+use crate::font::{FALLBACK_CHAR, displayable, font};
+use crate::picture::{Picture, Rect};
+use crate::text::wrap;
+use crate::{Options, Theme, layout};
+
+/// Every geometric promise of the layout, as a list of broken ones.
+pub(crate) fn problems(picture: &Picture) -> Vec<String> {
+    let mut out = Vec::new();
+    let inside = |r: &Rect| {
+        r.x >= 0 && r.y >= 0 && r.right() <= picture.width && r.bottom() <= picture.height
+    };
+    for (i, a) in picture.nodes.iter().enumerate() {
+        if !inside(&a.rect) {
+            out.push(format!("node {} outside the picture", a.id));
+        }
+        for b in &picture.nodes[i + 1..] {
+            if a.rect.overlaps(&b.rect) {
+                out.push(format!("nodes {} and {} overlap", a.id, b.id));
+            }
+        }
+        for (l, label) in picture.labels.iter().enumerate() {
+            if a.rect.overlaps(&label.rect) {
+                out.push(format!("label {l} covers node {}", a.id));
+            }
+        }
+        for (c, cluster) in picture.clusters.iter().enumerate() {
+            if c != a.flow && a.rect.overlaps(&cluster.rect) {
+                out.push(format!(
+                    "cluster {c} covers node {} of flow {}",
+                    a.id, a.flow
+                ));
+            }
+        }
+    }
+    for (i, a) in picture.labels.iter().enumerate() {
+        if !inside(&a.rect) {
+            out.push(format!("label {i} outside the picture"));
+        }
+        for (j, b) in picture.labels.iter().enumerate().skip(i + 1) {
+            if a.rect.overlaps(&b.rect) {
+                out.push(format!("labels {i} and {j} overlap"));
+            }
+        }
+    }
+    for (i, a) in picture.clusters.iter().enumerate() {
+        for (j, b) in picture.clusters.iter().enumerate().skip(i + 1) {
+            if a.rect.overlaps(&b.rect) {
+                out.push(format!("clusters {i} and {j} overlap"));
+            }
+        }
+    }
+    for (e, edge) in picture.edges.iter().enumerate() {
+        for pair in edge.points.windows(2) {
+            for node in &picture.nodes {
+                if segment_enters(pair[0], pair[1], &node.rect) {
+                    out.push(format!("edge {e} passes through node {}", node.id));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// True when the segment has a point strictly inside the rectangle.
+fn segment_enters(a: (i64, i64), b: (i64, i64), r: &Rect) -> bool {
+    // Clip the parameter range against the open rectangle (Liang-Barsky).
+    let (x0, y0) = (a.0 as f64, a.1 as f64);
+    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+    let (mut t0, mut t1) = (0.0f64, 1.0f64);
+    for (p, q) in [
+        (-dx, x0 - r.x as f64),
+        (dx, r.right() as f64 - x0),
+        (-dy, y0 - r.y as f64),
+        (dy, r.bottom() as f64 - y0),
+    ] {
+        if p == 0.0 {
+            if q <= 0.0 {
+                return false;
+            }
+        } else {
+            let t = q / p;
+            if p < 0.0 {
+                t0 = t0.max(t);
+            } else {
+                t1 = t1.min(t);
+            }
+        }
+    }
+    t1 - t0 > 1e-9
+}
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../flow-analyzer/test_data/fixtures")
+}
+
+/// The analyzer's fixtures: (name, flows).
+pub(crate) fn fixtures() -> Vec<(String, Vec<Value>)> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|path| {
+            let value: Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            let flows = value["flows"].as_array().unwrap().clone();
+            (
+                path.file_stem().unwrap().to_string_lossy().into_owned(),
+                flows,
+            )
+        })
+        .collect()
+}
+
+fn picture_of(flows: &[Value], direction: Direction, theme: Theme) -> Picture {
+    let refs: Vec<&Value> = flows.iter().collect();
+    layout(&describe(&refs), &Options { direction, theme }).unwrap()
+}
+
+#[test]
+fn every_fixture_in_every_direction_keeps_the_geometry_promises() {
+    let fixtures = fixtures();
+    assert!(fixtures.len() >= 31, "only {} fixtures", fixtures.len());
+    for (name, flows) in &fixtures {
+        for direction in Direction::ALL {
+            let picture = picture_of(flows, direction, Theme::Light);
+            assert!(!picture.nodes.is_empty(), "{name}");
+            let problems = problems(&picture);
+            assert!(problems.is_empty(), "{name} {direction:?}: {problems:?}");
+        }
+    }
+}
+
+#[test]
+fn the_checker_sees_a_node_crossed_and_labels_overlapping() {
+    let flows = vec![crate::tests::example()];
+    let mut picture = picture_of(&flows, Direction::TD, Theme::Light);
+    assert!(problems(&picture).is_empty());
+    let r = picture.nodes[0].rect;
+    picture.edges[0].points = vec![(r.x - 5, r.y + 5), (r.right() + 5, r.y + 5)];
+    picture.labels[1].rect = picture.labels[0].rect;
+    let found = problems(&picture);
+    assert!(
+        found.iter().any(|p| p.contains("passes through")),
+        "{found:?}"
+    );
+    assert!(found.iter().any(|p| p.contains("overlap")), "{found:?}");
+}
+
+pub(crate) fn example() -> Value {
+    serde_json::from_str(botmesh_flow_schema::EXAMPLE_FLOW_DOCUMENT).unwrap()
+}
+
+#[test]
+fn the_same_graph_gives_the_same_svg_bytes() {
+    let flows = vec![example()];
+    let first = picture_of(&flows, Direction::LR, Theme::Dark)
+        .to_svg()
+        .unwrap();
+    for _ in 0..3 {
+        assert_eq!(
+            picture_of(&flows, Direction::LR, Theme::Dark)
+                .to_svg()
+                .unwrap(),
+            first
+        );
+    }
+    // No float anywhere: every numeric attribute is an integer (or the fixed 1.5 stroke).
+    let fractional: Vec<&str> = first
+        .split("=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|value| {
+            value
+                .chars()
+                .all(|c| c.is_ascii_digit() || " ,.-".contains(c))
+        })
+        .filter(|value| value.contains('.') && *value != "1.5")
+        .collect();
+    assert!(fractional.is_empty(), "{fractional:?}");
+}
+
+#[test]
+fn pictures_are_valid_png_of_the_advertised_size() {
+    let flows = vec![example()];
+    let picture = picture_of(&flows, Direction::TD, Theme::Light);
+    for scale in [1.0f32, 2.0] {
+        let png = picture.to_png(scale).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+        let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
+        assert_eq!((width, height), picture.png_size(scale));
+        assert_eq!(
+            i64::from(width),
+            (picture.width as f32 * scale).ceil() as i64
+        );
+    }
+}
+
+#[test]
+fn write_debug_pictures() {
+    if let Ok(dir) = std::env::var("FLOW_RENDER_DEBUG_DIR") {
+        for (name, flows) in fixtures() {
+            for direction in [Direction::TD, Direction::LR] {
+                let picture = picture_of(&flows, direction, Theme::Light);
+                std::fs::write(
+                    format!("{dir}/{name}_{direction:?}.png"),
+                    picture.to_png(1.0).unwrap(),
+                )
+                .unwrap();
+            }
+        }
+        let picture = picture_of(&[example()], Direction::TD, Theme::Dark);
+        std::fs::write(
+            format!("{dir}/example_dark.png"),
+            picture.to_png(1.0).unwrap(),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn golden_svgs() {
+    let cases: [(&str, Vec<Value>, Direction, Theme); 3] = [
+        (
+            "example_td_light",
+            vec![example()],
+            Direction::TD,
+            Theme::Light,
+        ),
+        (
+            "loops_lr_dark",
+            fixtures()
+                .into_iter()
+                .find(|f| f.0 == "lint_infinite_loop_hit")
+                .unwrap()
+                .1,
+            Direction::LR,
+            Theme::Dark,
+        ),
+        (
+            "two_subflows_td",
+            fixtures()
+                .into_iter()
+                .find(|f| f.0 == "two_subflows")
+                .unwrap()
+                .1,
+            Direction::TD,
+            Theme::Light,
+        ),
+    ];
+    for (name, flows, direction, theme) in cases {
+        let svg = picture_of(&flows, direction, theme).to_svg().unwrap();
+        expect_file![format!(
+            "{}/test_data/golden/{name}.svg",
+            env!("CARGO_MANIFEST_DIR")
+        )]
+        .assert_eq(&svg);
+    }
+}
+
+#[test]
+fn characters_outside_the_font_become_one_square_each() {
+    let font = font().unwrap();
+    assert_eq!(displayable(font, "Olá, мир!"), "Olá, мир!");
+    assert_eq!(displayable(font, "hi 😀"), format!("hi {FALLBACK_CHAR}"));
+    // A skin tone modifier and a variation selector go with the emoji they modify.
+    assert_eq!(
+        displayable(font, "👍🏽 ok ❤️"),
+        format!("{FALLBACK_CHAR} ok {FALLBACK_CHAR}")
+    );
+    assert_eq!(
+        displayable(font, "你好"),
+        format!("{FALLBACK_CHAR}{FALLBACK_CHAR}")
+    );
+    assert_eq!(displayable(font, "  a\n\tb\u{7}c  "), "a bc");
+    // The fallback is in the font, so it is drawn, and measured like any other glyph.
+    assert!(font.has(FALLBACK_CHAR));
+    assert!(font.width(&FALLBACK_CHAR.to_string(), 14) > 0);
+}
+
+#[test]
+fn long_text_wraps_and_ends_with_an_ellipsis_within_its_width() {
+    let font = font().unwrap();
+    let text =
+        "Please tell us which of our many wonderful products you would like to buy today and why";
+    let lines = wrap(font, text, 14, 150, 2);
+    assert_eq!(lines.len(), 2);
+    assert!(lines[1].ends_with('…'), "{lines:?}");
+    for line in &lines {
+        assert!(font.width(line, 14) <= 150, "{line}");
+    }
+    // A word wider than the line is cut between characters.
+    let lines = wrap(font, &"x".repeat(80), 14, 100, 3);
+    assert_eq!(lines.len(), 3);
+    assert!(lines.iter().all(|l| font.width(l, 14) <= 100));
+    assert_eq!(wrap(font, "short", 14, 100, 3), vec!["short"]);
+    assert!(wrap(font, "", 14, 100, 3).is_empty());
+}
+
+#[test]
+fn every_label_fits_its_box_with_the_real_metrics() {
+    let font = font().unwrap();
+    for (name, flows) in fixtures() {
+        let picture = picture_of(&flows, Direction::TD, Theme::Light);
+        for node in &picture.nodes {
+            for line in &node.lines {
+                assert!(
+                    font.width(line, 14) + 24 <= node.rect.width,
+                    "{name}: {line}"
+                );
+            }
+        }
+        for label in &picture.labels {
+            for line in &label.lines {
+                assert!(font.width(line, 12) <= label.rect.width, "{name}: {line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn loops_are_drawn_back_and_calls_reach_the_called_flow() {
+    let (_, flows) = fixtures()
+        .into_iter()
+        .find(|f| f.0 == "two_subflows")
+        .unwrap();
+    let picture = picture_of(&flows, Direction::TD, Theme::Light);
+    assert_eq!(picture.clusters.len(), flows.len());
+    assert!(
+        picture
+            .edges
+            .iter()
+            .any(|e| e.kind == botmesh_flow_analyzer::EdgeKind::Call)
+    );
+    let looped = json!({"version": 2, "id": "l", "steps": [
+        {"id": "a", "kind": "message", "text": "x"},
+        {"id": "b", "kind": "buttons", "text": "again?", "buttons": [
+            {"id": "y", "title": "Yes", "next": "a"}, {"id": "n", "title": "No", "next": "c"}]},
+        {"id": "c", "kind": "end"}
+    ]});
+    let picture = picture_of(&[looped], Direction::TD, Theme::Light);
+    let back: Vec<_> = picture.edges.iter().filter(|e| e.back).collect();
+    assert_eq!(back.len(), 1);
+    // Drawn back: its arrow points up, into the bottom of `a`.
+    let a = picture.nodes.iter().find(|n| n.id == "a").unwrap().rect;
+    let tip = *back[0].points.last().unwrap();
+    assert_eq!(tip.1, a.bottom());
+}
+
+const PIECES: &[&str] = &[
+    "a",
+    "Yes",
+    "😀",
+    "你好",
+    "word ",
+    "longer words here ",
+    "é",
+    "\n",
+    "<&>",
+];
+
+fn label() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(PIECES), 1..8).prop_map(|p| p.concat())
+}
+
+/// A flow of generated steps (kind, target, text), with gotos anywhere, and optionally
+/// subflow calls to a second flow.
+pub(crate) fn flow(id: &str, specs: &[(usize, usize, String)], callee: Option<&str>) -> Value {
+    let count = specs.len();
+    let name = |i: usize| format!("s{i}");
+    let steps: Vec<Value> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, (kind, target, text))| {
+            let to = name(target % count);
+            match kind {
+                0 => json!({"id": name(i), "kind": "message", "text": text, "next": to}),
+                1 => json!({"id": name(i), "kind": "message", "text": text}),
+                2 => {
+                    json!({"id": name(i), "kind": "ask", "text": text, "save": "name", "next": to})
+                }
+                3 => json!({"id": name(i), "kind": "buttons", "text": text, "buttons": [
+                    {"id": "a", "title": text, "next": to}, {"id": "b", "title": "B"}]}),
+                4 => json!({"id": name(i), "kind": "branch", "cases": [
+                    {"when": {"var": "name", "op": "eq", "value": text}, "next": to}]}),
+                5 => {
+                    json!({"id": name(i), "kind": "set", "var": "name", "value": text, "next": to})
+                }
+                6 if callee.is_some() => json!({"id": name(i), "kind": "subflow", "flow": callee}),
+                _ => json!({"id": name(i), "kind": "end", "text": text}),
+            }
+        })
+        .collect();
+    json!({"version": 2, "id": id, "steps": steps})
+}
+
+fn specs() -> impl Strategy<Value = Vec<(usize, usize, String)>> {
+    prop::collection::vec((0usize..8, 0usize..64, label()), 1..24)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 200,
+        failure_persistence: None,
+        rng_seed: prop::test_runner::RngSeed::Fixed(0x5ee_f10e),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn generated_flows_keep_the_geometry_promises(
+        main in specs(),
+        sub in prop::option::of(specs()),
+        direction in prop::sample::select(Direction::ALL.to_vec()),
+    ) {
+        let mut flows = vec![flow("main", &main, sub.as_ref().map(|_| "sub"))];
+        if let Some(sub) = &sub {
+            flows.push(flow("sub", sub, None));
+        }
+        let picture = picture_of(&flows, direction, Theme::Light);
+        let problems = problems(&picture);
+        prop_assert!(problems.is_empty(), "{:?}", problems);
+        let steps: usize = flows.iter().map(|f| f["steps"].as_array().unwrap().len()).sum();
+        prop_assert!(picture.nodes.len() >= steps);
+    }
+}
