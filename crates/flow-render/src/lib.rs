@@ -125,6 +125,16 @@ impl Picture {
         png::write_png(font::font()?, self, scale)
     }
 
+    /// The scale the tool and the CLI draw PNGs at: 2 pixels per unit (sharp on high-density
+    /// screens) when that stays within 4 megapixels, else 1.
+    pub fn default_png_scale(&self) -> f32 {
+        if self.width * self.height * 4 <= 4_000_000 {
+            2.0
+        } else {
+            1.0
+        }
+    }
+
     /// The size in pixels of [`Picture::to_png`] at `scale`.
     pub fn png_size(&self, scale: f32) -> (u32, u32) {
         let scale = png::fit_scale(self, scale);

@@ -41,13 +41,25 @@ impl fmt::Display for ToolError {
 }
 
 /// What a handler returns: a JSON object payload, or the text to show for a payload whose text
-/// form is not its JSON (`docs_page` returns the Markdown itself).
+/// form is not its JSON (`docs_page` returns the Markdown itself), and an image to show before
+/// that text (`flow_render`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
     /// The structured payload (a JSON object).
     pub payload: Value,
     /// The text item; `None` means the payload pretty-printed with 2 spaces.
     pub text: Option<String>,
+    /// An `image` content item, listed before the text item.
+    pub image: Option<ImageContent>,
+}
+
+/// The data of an MCP `image` content item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageContent {
+    /// The image bytes, base64-encoded (RFC 4648, with padding).
+    pub data: String,
+    /// The media type, such as `image/png`.
+    pub mime_type: &'static str,
 }
 
 impl From<Value> for ToolOutput {
@@ -55,6 +67,7 @@ impl From<Value> for ToolOutput {
         ToolOutput {
             payload,
             text: None,
+            image: None,
         }
     }
 }

@@ -55,7 +55,7 @@ pub const DEFAULT_MAX_MESSAGE_LENGTH: usize = botmesh_jsonrpc::DEFAULT_MAX_MESSA
 /// tools, for programs that accept breakage.
 pub mod internal {
     pub use crate::catalogue::{
-        Catalogue, Handler, Scope, Tool, ToolContext, ToolError, ToolOutput,
+        Catalogue, Handler, ImageContent, Scope, Tool, ToolContext, ToolError, ToolOutput,
     };
     pub use crate::modern::carries_version;
     pub use crate::protocol::meta;
@@ -63,6 +63,7 @@ pub mod internal {
     pub use crate::tools::builtin_tool_names;
     pub use botmesh_docs_search as docs_search;
     pub use botmesh_flow_analyzer as flow_analyzer;
+    pub use botmesh_flow_render as flow_render;
     pub use botmesh_flow_schema as flow_schema;
     pub use botmesh_jsonrpc as jsonrpc;
 }

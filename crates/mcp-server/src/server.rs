@@ -306,7 +306,15 @@ fn success_result(output: ToolOutput, revision: Revision) -> Value {
         None => serde_json::to_string_pretty(&output.payload).unwrap_or_default(),
     };
     let mut result = Map::new();
-    result.insert("content".into(), json!([{ "type": "text", "text": text }]));
+    let text_item = json!({ "type": "text", "text": text });
+    let content = match output.image {
+        Some(image) => json!([
+            { "type": "image", "data": image.data, "mimeType": image.mime_type },
+            text_item
+        ]),
+        None => json!([text_item]),
+    };
+    result.insert("content".into(), content);
     if revision.has_structured_output() {
         result.insert("structuredContent".into(), output.payload);
     }

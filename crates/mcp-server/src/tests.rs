@@ -504,7 +504,7 @@ fn every_tool_declaration_is_accepted_by_strict_clients() {
     let server = docs_server();
     let list = answers(server, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     let tools = list[0]["result"]["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 9, "seven flow tools and two docs tools");
+    assert_eq!(tools.len(), 10, "eight flow tools and two docs tools");
     for tool in tools {
         let name = tool["name"].as_str().expect("name");
         assert!(
@@ -553,6 +553,12 @@ fn every_structured_result_matches_its_output_schema() {
         ("flow_digest", json!({ "document": example })),
         ("flow_schema", json!({})),
         ("flow_example", json!({})),
+        ("flow_render", json!({ "document": example })),
+        (
+            "flow_render",
+            json!({ "document": example, "format": "svg", "direction": "LR", "theme": "dark" }),
+        ),
+        ("flow_render", json!({ "document": { "version": 2 } })),
         (
             "docs_search",
             json!({ "query": "flow_validate", "limit": 3 }),
@@ -583,7 +589,7 @@ fn every_structured_result_matches_its_output_schema() {
             .map(|e| e.to_string())
             .collect();
         assert!(problems.is_empty(), "{name}: {problems:?}");
-        if name != "docs_page" {
+        if name != "docs_page" && name != "flow_render" {
             let text: Value =
                 serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
                     .expect("text is JSON");
@@ -624,4 +630,108 @@ fn a_modern_call_is_fully_structured_whatever_the_legacy_session_negotiated() {
         out[2]["result"].get("structuredContent").is_none(),
         "the legacy call keeps 2024-11-05's shape"
     );
+}
+
+#[test]
+fn flow_render_returns_an_image_item_a_text_line_and_counts() {
+    let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).expect("example");
+    let out = answers(
+        test_server(),
+        &call(1, "flow_render", json!({ "document": example })),
+    );
+    let result = &out[0]["result"];
+    assert!(result.get("isError").is_none(), "{result}");
+    let content = result["content"].as_array().expect("content");
+    assert_eq!(content.len(), 2, "{result}");
+    assert_eq!(content[0]["type"], "image");
+    assert_eq!(content[0]["mimeType"], "image/png");
+    let data = content[0]["data"].as_str().expect("base64");
+    // "\x89PNG\r\n\x1a\n" in base64.
+    assert!(data.starts_with("iVBORw0KGgo"), "{}", &data[..20]);
+    assert_eq!(content[1]["type"], "text");
+    let line = content[1]["text"].as_str().expect("text");
+    assert!(
+        !line.contains('\n') && line.starts_with("PNG of flow \"pizza-order\""),
+        "{line}"
+    );
+    let payload = &result["structuredContent"];
+    assert_eq!(payload["valid"], true);
+    assert_eq!(payload["format"], "png");
+    let steps = example["steps"].as_array().expect("steps").len();
+    assert_eq!(payload["nodes"], steps, "{payload}");
+    assert!(payload["width"].as_i64().expect("width") > 100);
+    assert!(
+        line.contains(&format!("{}×{} px", payload["width"], payload["height"])),
+        "{line}"
+    );
+
+    let out = answers(
+        test_server(),
+        &call(
+            2,
+            "flow_render",
+            json!({ "document": example, "format": "svg", "direction": "TB" }),
+        ),
+    );
+    let result = &out[0]["result"];
+    let content = result["content"].as_array().expect("content");
+    assert_eq!(content.len(), 1);
+    let svg = content[0]["text"].as_str().expect("svg");
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{svg}"
+    );
+    assert!(svg.contains(&format!(
+        "width=\"{}\"",
+        result["structuredContent"]["width"]
+    )));
+}
+
+#[test]
+fn flow_render_of_an_invalid_document_is_valid_false_without_a_picture() {
+    let out = answers(
+        test_server(),
+        &call(
+            1,
+            "flow_render",
+            json!({ "document": { "version": 2, "id": "x", "steps": [] }, "subflows": [{}] }),
+        ),
+    );
+    let result = &out[0]["result"];
+    assert!(result.get("isError").is_none(), "{result}");
+    let content = result["content"].as_array().expect("content");
+    assert_eq!(content.len(), 1);
+    assert_eq!(content[0]["type"], "text");
+    let payload = &result["structuredContent"];
+    assert_eq!(payload["valid"], false);
+    let issues = payload["issues"].as_array().expect("issues");
+    assert!(
+        issues.iter().any(|i| i["source"] == "document"),
+        "{payload}"
+    );
+    assert!(
+        issues.iter().any(|i| i["source"] == "subflows/0"),
+        "{payload}"
+    );
+    assert!(payload.get("width").is_none());
+    let out = answers(
+        test_server(),
+        &call(2, "flow_render", json!({ "document": {}, "theme": "pink" })),
+    );
+    assert_eq!(out[0]["result"]["isError"], true, "{}", out[0]);
+}
+
+#[test]
+fn base64_matches_rfc_4648_test_vectors() {
+    for (input, output) in [
+        ("", ""),
+        ("f", "Zg=="),
+        ("fo", "Zm8="),
+        ("foo", "Zm9v"),
+        ("foob", "Zm9vYg=="),
+        ("fooba", "Zm9vYmE="),
+        ("foobar", "Zm9vYmFy"),
+    ] {
+        assert_eq!(crate::tools::base64(input.as_bytes()), output);
+    }
 }

@@ -97,6 +97,7 @@ fn docs_page() -> Tool {
             Ok(ToolOutput {
                 payload: json!({ "path": path, "markdown": markdown }),
                 text: Some(markdown),
+                image: None,
             })
         },
     )

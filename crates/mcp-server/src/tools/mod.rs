@@ -2,6 +2,10 @@
 
 mod docs;
 mod flow;
+mod render;
+
+#[cfg(test)]
+pub(crate) use render::base64;
 
 use crate::catalogue::{Catalogue, ToolError};
 use serde_json::{Map, Value, json};
@@ -12,6 +16,7 @@ pub(crate) fn builtin(with_docs: bool) -> Catalogue {
     for tool in flow::tools() {
         catalogue.register(tool);
     }
+    catalogue.register(render::flow_render());
     if with_docs {
         for tool in docs::tools() {
             catalogue.register(tool);
