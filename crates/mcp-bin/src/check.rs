@@ -74,13 +74,13 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
 }
 
 /// A file read and parsed.
-struct Loaded {
-    name: String,
-    path: PathBuf,
-    document: Value,
+pub(crate) struct Loaded {
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
+    pub(crate) document: Value,
 }
 
-fn load(path: &Path) -> Result<Loaded, String> {
+pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
     let name = path.display().to_string();
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("cannot read {name}: {}", lower(&e)))?;
@@ -97,7 +97,7 @@ fn lower(error: &std::io::Error) -> String {
 }
 
 /// The subflow files: directories expanded to their `*.json` files in name order.
-fn subflow_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn subflow_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for path in paths {
         if !path.is_dir() {
@@ -121,7 +121,7 @@ fn subflow_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
@@ -167,7 +167,7 @@ fn complain(message: &str, usage: bool) {
     }
 }
 
-fn emit(text: &str) {
+pub(crate) fn emit(text: &str) {
     // A closed pipe (e.g. `| head`) is not an error worth reporting.
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());

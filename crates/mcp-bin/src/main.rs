@@ -3,9 +3,11 @@
 //! - `botmesh-mcp [--docs DIR] [--tools LIST]` serves MCP over stdio until stdin ends;
 //! - `botmesh-mcp --http ADDR [...]` serves the same tools over Streamable HTTP;
 //! - `botmesh-mcp check ...` validates and lints flow files for CI;
+//! - `botmesh-mcp render ...` draws a flow file as PNG or SVG;
 //! - `botmesh-mcp token new --scopes LIST --tokens FILE` adds a bearer token for `--http`.
 
 mod check;
+mod render;
 
 use botmesh_mcp::{ServerOptions, create_mcp_server, run_stdio};
 use botmesh_mcp_http::HttpOptions;
@@ -22,6 +24,8 @@ Usage:
   botmesh-mcp [--docs DIR] [--tools LIST]                  serve MCP on stdio
   botmesh-mcp --http ADDR [HTTP OPTIONS] [--docs DIR] [--tools LIST]
   botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...
+  botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL]
+                     [--theme light|dark] -o OUT.png|OUT.svg
   botmesh-mcp token new --scopes flow,docs --tokens FILE
 
 Options:
@@ -232,6 +236,10 @@ fn main() -> ExitCode {
         Some("check") => {
             args.remove(0);
             return check::run(args);
+        }
+        Some("render") => {
+            args.remove(0);
+            return render::run(args);
         }
         Some("token") => {
             args.remove(0);

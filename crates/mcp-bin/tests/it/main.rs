@@ -5,4 +5,5 @@
 mod check;
 mod cli;
 mod docs;
+mod render;
 mod stdio;

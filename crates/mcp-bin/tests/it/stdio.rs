@@ -80,6 +80,7 @@ fn a_session_over_real_pipes() {
         "flow_digest",
         "flow_schema",
         "flow_example",
+        "flow_render",
     ] {
         assert!(names.contains(&name), "{name} in {names:?}");
     }

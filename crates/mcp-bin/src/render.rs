@@ -1,0 +1,277 @@
+//! `botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL] [--theme
+//! light|dark] -o OUT.png|OUT.svg`: draws a flow with the same engine as the `flow_render`
+//! tool. The output format follows the extension of `-o`.
+//!
+//! Exit codes, as `check`: 0 when the picture was written, 1 when the document or a subflow is
+//! invalid (its issues go to stdout, one a line, and nothing is written), 2 on a usage error, a
+//! file that cannot be read or is not JSON, or an output that cannot be written.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use botmesh_mcp::internal::flow_analyzer::{self as analyzer, Direction, Value};
+use botmesh_mcp::internal::flow_render::{self as render, Options, Theme};
+
+use crate::check::{emit, load, same_file, subflow_files};
+
+const USAGE: &str = "usage: botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL] [--theme light|dark] -o OUT.png|OUT.svg
+
+Draws a flow document and the subflows it calls (the flow_render engine).
+  --subflows DIR|FILE   subflow documents the file calls (repeatable; a directory
+                        contributes its *.json files)
+  --direction DIR       TD (or TB, default), LR, BT or RL
+  --theme THEME         light (default) or dark
+  -o, --output FILE     where to write the picture; .png or .svg
+Exit status: 0 written, 1 invalid document, 2 usage error or unreadable/unwritable file.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Png,
+    Svg,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Args {
+    file: PathBuf,
+    subflows: Vec<PathBuf>,
+    options: Options,
+    output: PathBuf,
+    format: Format,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    Render(Args),
+    Help,
+}
+
+fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
+    use lexopt::prelude::*;
+    let mut parser = lexopt::Parser::from_args(args);
+    let mut subflows = Vec::new();
+    let mut options = Options::default();
+    let mut output = None;
+    let mut file = None;
+    let text = |value: OsString, what: &str| {
+        value
+            .into_string()
+            .map_err(|value| format!("unknown {what} {value:?}"))
+    };
+    while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
+        match arg {
+            Long("subflows") => {
+                subflows.push(PathBuf::from(parser.value().map_err(|e| e.to_string())?))
+            }
+            Long("direction") => {
+                let value = text(parser.value().map_err(|e| e.to_string())?, "direction")?;
+                options.direction = if value == "TB" {
+                    Direction::TD
+                } else {
+                    value.parse().map_err(|e: analyzer::Error| e.to_string())?
+                };
+            }
+            Long("theme") => {
+                let value = text(parser.value().map_err(|e| e.to_string())?, "theme")?;
+                options.theme = Theme::parse(&value)
+                    .ok_or_else(|| format!("unknown theme {value:?} (expected light or dark)"))?;
+            }
+            Short('o') | Long("output") => {
+                output = Some(PathBuf::from(parser.value().map_err(|e| e.to_string())?))
+            }
+            Short('h') | Long("help") => return Ok(Command::Help),
+            Value(value) if file.is_none() => file = Some(PathBuf::from(value)),
+            Value(value) => return Err(format!("unexpected argument {value:?} (one FILE only)")),
+            other => return Err(other.unexpected().to_string()),
+        }
+    }
+    let file = file.ok_or("no FILE to render")?;
+    let output = output.ok_or("no output file (-o OUT.png or -o OUT.svg)")?;
+    let format = match output.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("png") => Format::Png,
+        Some(e) if e.eq_ignore_ascii_case("svg") => Format::Svg,
+        _ => {
+            return Err(format!(
+                "cannot tell the format of {}: name it .png or .svg",
+                output.display()
+            ));
+        }
+    };
+    Ok(Command::Render(Args {
+        file,
+        subflows,
+        options,
+        output,
+        format,
+    }))
+}
+
+/// What a run ends with.
+enum Outcome {
+    Written(String),
+    Invalid(String),
+}
+
+fn execute(args: &Args) -> Result<Outcome, String> {
+    let subflow_paths = subflow_files(&args.subflows)?;
+    let document = load(&args.file)?;
+    let subflows: Vec<_> = subflow_paths
+        .iter()
+        .filter(|p| !same_file(p, &args.file))
+        .map(|p| load(p))
+        .collect::<Result<_, _>>()?;
+    let values: Vec<Value> = subflows.iter().map(|s| s.document.clone()).collect();
+    let rendering = render::render_set(&document.document, &values, &args.options);
+    let Some(picture) = rendering.picture else {
+        let mut report = String::new();
+        for issue in &rendering.issues {
+            let name = match issue.source.strip_prefix("subflows/") {
+                Some(index) => index
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| subflows.get(i))
+                    .map_or(issue.source.as_str(), |s| s.name.as_str()),
+                None => document.name.as_str(),
+            };
+            report.push_str(&format!(
+                "{name}: error {}: {}\n",
+                issue.path, issue.message
+            ));
+        }
+        if report.is_empty() {
+            report = format!("{}: the picture could not be drawn\n", document.name);
+        }
+        return Ok(Outcome::Invalid(report));
+    };
+    let (bytes, size) = match args.format {
+        Format::Svg => (
+            picture.to_svg().map_err(|e| e.to_string())?.into_bytes(),
+            (picture.width, picture.height),
+        ),
+        Format::Png => {
+            let scale = picture.default_png_scale();
+            let (w, h) = picture.png_size(scale);
+            (
+                picture.to_png(scale).map_err(|e| e.to_string())?,
+                (i64::from(w), i64::from(h)),
+            )
+        }
+    };
+    std::fs::write(&args.output, bytes).map_err(|e| {
+        format!(
+            "cannot write {}: {}",
+            args.output.display(),
+            e.kind().to_string()
+        )
+    })?;
+    Ok(Outcome::Written(format!(
+        "{}: {}x{} px, {} nodes, {} edges, {} crossings\n",
+        args.output.display(),
+        size.0,
+        size.1,
+        picture.nodes.len(),
+        picture.edges.len(),
+        picture.crossings
+    )))
+}
+
+#[expect(
+    clippy::print_stderr,
+    reason = "render is a CLI: usage errors and unreadable files go to stderr"
+)]
+fn complain(message: &str, usage: bool) {
+    eprintln!("botmesh-mcp render: {message}");
+    if usage {
+        eprintln!("{USAGE}");
+    }
+}
+
+/// Runs `botmesh-mcp render` with the arguments that follow `render`.
+pub(crate) fn run(args: Vec<OsString>) -> ExitCode {
+    let args = match parse_args(args) {
+        Ok(Command::Render(args)) => args,
+        Ok(Command::Help) => {
+            emit(&format!("{USAGE}\n"));
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            complain(&message, true);
+            return ExitCode::from(2);
+        }
+    };
+    match execute(&args) {
+        Ok(Outcome::Written(line)) => {
+            emit(&line);
+            ExitCode::SUCCESS
+        }
+        Ok(Outcome::Invalid(report)) => {
+            emit(&report);
+            ExitCode::from(1)
+        }
+        Err(message) => {
+            complain(&message, false);
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn parses_options_and_the_format_from_the_output_name() {
+        let parsed = parse_args(os(&[
+            "flow.json",
+            "--subflows",
+            "subs",
+            "--direction=LR",
+            "--theme",
+            "dark",
+            "-o",
+            "out.SVG",
+        ]));
+        assert_eq!(
+            parsed,
+            Ok(Command::Render(Args {
+                file: PathBuf::from("flow.json"),
+                subflows: vec![PathBuf::from("subs")],
+                options: Options {
+                    direction: Direction::LR,
+                    theme: Theme::Dark
+                },
+                output: PathBuf::from("out.SVG"),
+                format: Format::Svg,
+            }))
+        );
+        assert_eq!(parse_args(os(&["-h"])), Ok(Command::Help));
+    }
+
+    #[test]
+    fn usage_errors_say_what_is_wrong() {
+        assert_eq!(
+            parse_args(os(&["-o", "a.png"])),
+            Err("no FILE to render".to_owned())
+        );
+        assert_eq!(
+            parse_args(os(&["a.json"])),
+            Err("no output file (-o OUT.png or -o OUT.svg)".to_owned())
+        );
+        assert_eq!(
+            parse_args(os(&["a.json", "-o", "a.gif"])),
+            Err("cannot tell the format of a.gif: name it .png or .svg".to_owned())
+        );
+        assert_eq!(
+            parse_args(os(&["a.json", "--theme", "pink", "-o", "a.png"])),
+            Err("unknown theme \"pink\" (expected light or dark)".to_owned())
+        );
+        assert_eq!(
+            parse_args(os(&["a.json", "b.json", "-o", "a.png"])),
+            Err("unexpected argument \"b.json\" (one FILE only)".to_owned())
+        );
+    }
+}

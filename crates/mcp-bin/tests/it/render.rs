@@ -1,0 +1,152 @@
+//! End-to-end tests of `botmesh-mcp render`: the real binary on real files, the picture it
+//! writes (PNG or SVG by the output's extension), and its exit codes (0, 1, 2).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SHOP: &str = r#"{"version": 2, "id": "shop", "steps": [
+  {"id": "menu", "kind": "buttons", "text": "What now?", "buttons": [
+    {"id": "pay", "title": "Pay", "next": "go"},
+    {"id": "again", "title": "Show again", "next": "menu"}]},
+  {"id": "go", "kind": "subflow", "flow": "pay"},
+  {"id": "bye", "kind": "end"}
+]}"#;
+
+const PAY: &str = r#"{"version": 2, "id": "pay", "steps": [
+  {"id": "amount", "kind": "ask", "text": "How much?", "save": "amount", "input": "number"},
+  {"id": "done", "kind": "end", "text": "Paid {{amount}}"}
+]}"#;
+
+fn scratch(test: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("botmesh-render-it-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("subflows")).expect("the temp dir is writable");
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("the temp dir is writable");
+    }
+    dir
+}
+
+fn render(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_botmesh-mcp"))
+        .arg("render")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8")
+}
+
+#[test]
+fn a_png_with_its_subflows_is_written_and_exits_0() {
+    let dir = scratch("png", &[("shop.json", SHOP), ("subflows/pay.json", PAY)]);
+    let output = render(
+        &dir,
+        &["shop.json", "--subflows", "subflows", "-o", "shop.png"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let png = std::fs::read(dir.join("shop.png")).expect("written");
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let width = u32::from_be_bytes(png[16..20].try_into().expect("4 bytes"));
+    let height = u32::from_be_bytes(png[20..24].try_into().expect("4 bytes"));
+    // The line names the file and the PNG's own size; 5 nodes: 3 steps and the subflow's 2.
+    assert_eq!(
+        text(&output.stdout),
+        format!("shop.png: {width}x{height} px, 5 nodes, 5 edges, 0 crossings\n")
+    );
+}
+
+#[test]
+fn an_svg_follows_the_direction_and_theme() {
+    let dir = scratch("svg", &[("shop.json", SHOP), ("pay.json", PAY)]);
+    let output = render(
+        &dir,
+        &[
+            "shop.json",
+            "--subflows",
+            "pay.json",
+            "--direction",
+            "LR",
+            "--theme",
+            "dark",
+            "-o",
+            "shop.svg",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let svg = std::fs::read_to_string(dir.join("shop.svg")).expect("written");
+    assert!(
+        svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+        "{svg}"
+    );
+    assert!(svg.contains("fill=\"#1e1e24\""), "the dark background");
+    assert!(
+        svg.contains(">Show again</text>") && svg.contains(">pay</text>"),
+        "{svg}"
+    );
+    let again = render(
+        &dir,
+        &[
+            "shop.json",
+            "--subflows",
+            "pay.json",
+            "--direction",
+            "LR",
+            "--theme",
+            "dark",
+            "-o",
+            "again.svg",
+        ],
+    );
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("again.svg")).expect("written"),
+        svg
+    );
+}
+
+#[test]
+fn an_invalid_document_prints_its_issues_writes_nothing_and_exits_1() {
+    let dir = scratch(
+        "invalid",
+        &[("bad.json", r#"{"version": 2, "id": "bad", "steps": []}"#)],
+    );
+    let output = render(&dir, &["bad.json", "-o", "bad.png"]);
+    assert_eq!(output.status.code(), Some(1));
+    let out = text(&output.stdout);
+    assert!(out.starts_with("bad.json: error /steps: "), "{out}");
+    assert!(!dir.join("bad.png").exists());
+}
+
+#[test]
+fn usage_and_unreadable_files_exit_2() {
+    let dir = scratch("usage", &[("shop.json", SHOP), ("broken.json", "{")]);
+    let output = render(&dir, &["shop.json", "-o", "shop.gif"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("name it .png or .svg"));
+    let output = render(&dir, &["missing.json", "-o", "x.png"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("cannot read missing.json"),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = render(&dir, &["broken.json", "-o", "x.png"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("broken.json is not JSON"),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = render(&dir, &["shop.json", "-o", "no/such/dir/x.png"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("cannot write"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert!(output.stdout.is_empty());
+}
