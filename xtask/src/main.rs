@@ -2,6 +2,8 @@
 //!
 //! - `cargo xtask schema [--check]`: regenerate (or check) `docs/schema/flow.schema.json` and
 //!   its embedded copy `crates/flow-schema/flow.schema.json`.
+//! - `cargo xtask picture [--check]`: regenerate (or check) `docs/images/example-flow.svg`, the
+//!   example flow drawn by `botmesh-flow-render`.
 //! - `cargo xtask dist`: build the release binary the npm packages ship (static on Linux) and
 //!   print its path.
 //! - `cargo xtask npm`: build that binary and assemble the npm packages in `target/npm/`.
@@ -19,6 +21,7 @@ mod dist;
 mod elf;
 mod npm;
 mod order;
+mod picture;
 mod schema;
 mod tidy;
 
@@ -41,6 +44,7 @@ fn try_main() -> Result<(), Box<dyn Error>> {
     let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
     match args.first().map(String::as_str) {
         Some("schema") => schema::run(&rest),
+        Some("picture") => picture::run(&rest),
         Some("npm") => npm::run(&rest),
         Some("dist") => dist::run(&rest),
         Some("trace") => order::run(&rest),
@@ -50,7 +54,7 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("trace-fixture") => order::run_fixture(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <schema [--check] | dist [--locked] [--unordered] | npm | trace PROGRAM [ARGS...] | tidy>"
+                "usage: cargo xtask <schema [--check] | picture [--check] | dist [--locked] [--unordered] | npm | trace PROGRAM [ARGS...] | tidy>"
             );
             Err("unknown or missing task".into())
         }

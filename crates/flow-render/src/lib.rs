@@ -103,6 +103,7 @@ use botmesh_flow_analyzer::{Graph, SourcedIssue, Value, analyze_set};
 
 pub use error::Error;
 pub use font::FALLBACK_CHAR;
+pub use botmesh_flow_analyzer::Direction;
 pub use layout::Options;
 pub use picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
 pub use png::MAX_PIXELS;
