@@ -106,7 +106,7 @@ pub use font::FALLBACK_CHAR;
 pub use botmesh_flow_analyzer::Direction;
 pub use layout::Options;
 pub use picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
-pub use png::MAX_PIXELS;
+pub use png::{MAX_PIXELS, MAX_SIDE};
 pub use svg::FONT_FAMILY;
 
 /// Lays out a graph (from [`botmesh_flow_analyzer::describe`]).
@@ -120,20 +120,16 @@ impl Picture {
         Ok(svg::write_svg(font::font()?, self))
     }
 
-    /// The picture as a PNG, `scale` pixels per unit (a picture of more than [`MAX_PIXELS`]
-    /// pixels is drawn smaller).
+    /// The picture as a PNG, `scale` pixels per unit (drawn smaller when it would have more
+    /// than [`MAX_PIXELS`] pixels or a side longer than [`MAX_SIDE`]).
     pub fn to_png(&self, scale: f32) -> Result<Vec<u8>, Error> {
         png::write_png(font::font()?, self, scale)
     }
 
     /// The scale the tool and the CLI draw PNGs at: 2 pixels per unit (sharp on high-density
-    /// screens) when that stays within 4 megapixels, else 1.
+    /// screens), reduced by [`Picture::to_png`] to fit [`MAX_PIXELS`] and [`MAX_SIDE`].
     pub fn default_png_scale(&self) -> f32 {
-        if self.width * self.height * 4 <= 4_000_000 {
-            2.0
-        } else {
-            1.0
-        }
+        2.0
     }
 
     /// The size in pixels of [`Picture::to_png`] at `scale`.

@@ -13,7 +13,9 @@ use crate::picture::{Picture, Shape};
 use crate::style::{Rgb, arrow_head, baselines, corner_radius, family, palette, polygon};
 
 /// The most pixels a PNG may have (a larger picture is drawn at a smaller scale).
-pub const MAX_PIXELS: u64 = 24_000_000;
+pub const MAX_PIXELS: u64 = 4_000_000;
+/// The longest side of a PNG, in pixels (MCP clients refuse larger images).
+pub const MAX_SIDE: u32 = 8000;
 
 fn paint(rgb: Rgb) -> Paint<'static> {
     let mut paint = Paint::default();
@@ -91,6 +93,26 @@ fn text_path(
     }
 }
 
+/// Fills one line of text (one path per line: tiny-skia fills many small paths faster than
+/// one huge one).
+#[expect(clippy::too_many_arguments, reason = "where, how and what to draw")]
+fn draw_text(
+    pixmap: &mut Pixmap,
+    paint: &Paint<'_>,
+    transform: Transform,
+    font: &Font,
+    text: &str,
+    center: i64,
+    baseline: i64,
+    size: i64,
+) {
+    let mut builder = PathBuilder::new();
+    text_path(font, &mut builder, text, center, baseline, size);
+    if let Some(line) = builder.finish() {
+        pixmap.fill_path(&line, paint, FillRule::Winding, transform, None);
+    }
+}
+
 fn polygon_path(points: &[(i64, i64)]) -> Option<tiny_skia::Path> {
     let mut path = PathBuilder::new();
     for (i, &(x, y)) in points.iter().enumerate() {
@@ -122,14 +144,14 @@ fn rounded_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<tiny_skia::Pat
     p.finish()
 }
 
-/// The scale a picture is drawn at: `scale`, or less when the PNG would be too large.
+/// The scale a picture is drawn at: `scale`, or less when the PNG would have more than
+/// [`MAX_PIXELS`] pixels or a side longer than [`MAX_SIDE`].
 pub(crate) fn fit_scale(picture: &Picture, scale: f32) -> f32 {
-    let pixels = picture.width as f64 * picture.height as f64 * f64::from(scale) * f64::from(scale);
-    if pixels <= MAX_PIXELS as f64 {
-        scale
-    } else {
-        (f64::from(scale) * (MAX_PIXELS as f64 / pixels).sqrt()) as f32
-    }
+    let (w, h) = (picture.width.max(1) as f64, picture.height.max(1) as f64);
+    let scale = f64::from(scale);
+    let by_area = (MAX_PIXELS as f64 / (w * h)).sqrt();
+    let by_side = f64::from(MAX_SIDE) / w.max(h);
+    scale.min(by_area).min(by_side) as f32
 }
 
 /// Draws the picture at `scale` (1 = one pixel per unit) and encodes it as PNG.
@@ -205,7 +227,7 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             pixmap.fill_path(&path, &edge_paint, FillRule::Winding, t, None);
         }
     }
-    let mut text = PathBuilder::new();
+    let text_paint = paint(colors.text);
     for label in &picture.labels {
         let rect = label.rect;
         if let Some(path) = rounded_rect(
@@ -226,9 +248,11 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             LABEL_FONT,
         );
         for (line, baseline) in label.lines.iter().zip(lines) {
-            text_path(
+            draw_text(
+                &mut pixmap,
+                &text_paint,
+                t,
                 font,
-                &mut text,
                 line,
                 rect.x + rect.width / 2,
                 baseline,
@@ -272,9 +296,11 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             NODE_FONT,
         );
         for (line, baseline) in node.lines.iter().zip(lines) {
-            text_path(
+            draw_text(
+                &mut pixmap,
+                &text_paint,
+                t,
                 font,
-                &mut text,
                 line,
                 rect.x + rect.width / 2,
                 baseline,
@@ -282,10 +308,31 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             );
         }
     }
-    if let Some(path) = text.finish() {
-        pixmap.fill_path(&path, &paint(colors.text), FillRule::Winding, t, None);
+    encode(&pixmap)
+}
+
+/// PNG bytes of an opaque pixmap: RGB (the background is opaque, so premultiplied colours
+/// are the plain ones), fast deflate, the `Sub` filter (pictures are mostly flat runs).
+fn encode(pixmap: &Pixmap) -> Result<Vec<u8>, Error> {
+    let rgb: Vec<u8> = pixmap
+        .data()
+        .chunks_exact(4)
+        .flat_map(|p| [p[0], p[1], p[2]])
+        .collect();
+    let mut out = Vec::with_capacity(rgb.len() / 16);
+    {
+        let mut encoder = ::png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
+        encoder.set_color(::png::ColorType::Rgb);
+        encoder.set_depth(::png::BitDepth::Eight);
+        encoder.set_compression(::png::Compression::Fast);
+        encoder.set_filter(::png::FilterType::Sub);
+        encoder.set_adaptive_filter(::png::AdaptiveFilterType::NonAdaptive);
+        let mut writer = encoder
+            .write_header()
+            .map_err(|error| Error::Png(error.to_string()))?;
+        writer
+            .write_image_data(&rgb)
+            .map_err(|error| Error::Png(error.to_string()))?;
     }
-    pixmap
-        .encode_png()
-        .map_err(|error| Error::Png(error.to_string()))
+    Ok(out)
 }

@@ -211,28 +211,6 @@ fn pictures_are_valid_png_of_the_advertised_size() {
 }
 
 #[test]
-fn write_debug_pictures() {
-    if let Ok(dir) = std::env::var("FLOW_RENDER_DEBUG_DIR") {
-        for (name, flows) in fixtures() {
-            for direction in [Direction::TD, Direction::LR] {
-                let picture = picture_of(&flows, direction, Theme::Light);
-                std::fs::write(
-                    format!("{dir}/{name}_{direction:?}.png"),
-                    picture.to_png(1.0).unwrap(),
-                )
-                .unwrap();
-            }
-        }
-        let picture = picture_of(&[example()], Direction::TD, Theme::Dark);
-        std::fs::write(
-            format!("{dir}/example_dark.png"),
-            picture.to_png(1.0).unwrap(),
-        )
-        .unwrap();
-    }
-}
-
-#[test]
 fn golden_svgs() {
     let cases: [(&str, Vec<Value>, Direction, Theme); 3] = [
         (
