@@ -10,7 +10,11 @@ use botmesh_flow_render::{Direction, Options, Theme, render_set};
 /// The pictures, relative to the workspace root, with how each is drawn.
 const PICTURES: [(&str, Direction, Theme); 2] = [
     ("docs/images/example-flow.svg", Direction::TD, Theme::Light),
-    ("docs/images/example-flow-lr-dark.svg", Direction::LR, Theme::Dark),
+    (
+        "docs/images/example-flow-lr-dark.svg",
+        Direction::LR,
+        Theme::Dark,
+    ),
 ];
 
 fn draw(direction: Direction, theme: Theme) -> Result<String, Box<dyn Error>> {

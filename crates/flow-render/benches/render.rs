@@ -2,7 +2,11 @@
 //! loop back every 10 steps, and branches), median of 15 runs each after a warm-up.
 //!
 //! Run: `cargo bench -p botmesh-flow-render --bench render`
-#![expect(clippy::print_stdout, clippy::unwrap_used, reason = "a benchmark prints its numbers")]
+#![expect(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    reason = "a benchmark prints its numbers"
+)]
 
 use std::time::{Duration, Instant};
 
@@ -35,13 +39,24 @@ fn median(mut times: Vec<Duration>) -> Duration {
 
 fn measure(mut f: impl FnMut()) -> Duration {
     f();
-    median((0..15).map(|_| { let start = Instant::now(); f(); start.elapsed() }).collect())
+    median(
+        (0..15)
+            .map(|_| {
+                let start = Instant::now();
+                f();
+                start.elapsed()
+            })
+            .collect(),
+    )
 }
 
 fn main() {
     let document = flow(500);
     let graph = describe(&[&document]);
-    let options = Options { direction: Direction::TD, theme: Theme::Light };
+    let options = Options {
+        direction: Direction::TD,
+        theme: Theme::Light,
+    };
     let picture = layout(&graph, &options).unwrap();
     let layout_time = measure(|| {
         layout(&graph, &options).unwrap();

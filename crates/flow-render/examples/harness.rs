@@ -4,7 +4,11 @@
 //! `tools/render-compare/compare.mjs`, which lays the same graphs out with dagre.
 //!
 //! Usage: `cargo run --release -p botmesh-flow-render --example harness -- OUT.json [N]`
-#![expect(clippy::print_stderr, clippy::unwrap_used, reason = "a measurement tool")]
+#![expect(
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    reason = "a measurement tool"
+)]
 
 use botmesh_flow_analyzer::{Direction, Value, describe};
 use botmesh_flow_render::{Options, Picture, Theme, layout};
@@ -24,10 +28,23 @@ impl Rng {
     }
 }
 
-const WORDS: &[&str] = &["Yes", "No", "Pizza", "longer words here", "😀", "你好", "é", "<&>", "ok"];
+const WORDS: &[&str] = &[
+    "Yes",
+    "No",
+    "Pizza",
+    "longer words here",
+    "😀",
+    "你好",
+    "é",
+    "<&>",
+    "ok",
+];
 
 fn text(rng: &mut Rng) -> String {
-    (0..1 + rng.next(5)).map(|_| WORDS[rng.next(WORDS.len())]).collect::<Vec<_>>().join(" ")
+    (0..1 + rng.next(5))
+        .map(|_| WORDS[rng.next(WORDS.len())])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn flow(rng: &mut Rng, id: &str, steps: usize, callee: Option<&str>) -> Value {
@@ -57,8 +74,10 @@ fn dump(name: &str, picture: &Picture, micros: u128) -> Value {
     let nodes: Vec<Value> = picture
         .nodes
         .iter()
-        .map(|n| json!({"flow": n.flow, "id": n.id, "width": n.rect.width, "height": n.rect.height,
-            "x": n.rect.x, "y": n.rect.y}))
+        .map(|n| {
+            json!({"flow": n.flow, "id": n.id, "width": n.rect.width, "height": n.rect.height,
+            "x": n.rect.x, "y": n.rect.y})
+        })
         .collect();
     let labels: Vec<Value> = picture
         .labels
@@ -75,8 +94,14 @@ fn main() {
     let out = args.first().expect("usage: harness OUT.json [N]");
     let generated: usize = args.get(1).map_or(400, |n| n.parse().unwrap());
     let mut sets: Vec<(String, Vec<Value>)> = Vec::new();
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../flow-analyzer/test_data/fixtures");
-    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../flow-analyzer/test_data/fixtures"
+    );
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     for path in files {
         let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -101,7 +126,14 @@ fn main() {
         let refs: Vec<&Value> = flows.iter().collect();
         let graph = describe(&refs);
         let start = Instant::now();
-        let picture = layout(&graph, &Options { direction: Direction::TD, theme: Theme::Light }).unwrap();
+        let picture = layout(
+            &graph,
+            &Options {
+                direction: Direction::TD,
+                theme: Theme::Light,
+            },
+        )
+        .unwrap();
         let micros = start.elapsed().as_micros();
         // HARNESS_SHOW=DIR:NAME,NAME… also writes those graphs as PNG, to look at.
         if let Ok(show) = std::env::var("HARNESS_SHOW")

@@ -718,7 +718,11 @@ fn assign_layers(
         let mut moved = false;
         for &n in &topological {
             let low = pred[n].iter().map(|&m| layer[m] + 2).max().unwrap_or(0);
-            let high = succ[n].iter().map(|&m| layer[m] - 2).min().unwrap_or(usize::MAX);
+            let high = succ[n]
+                .iter()
+                .map(|&m| layer[m] - 2)
+                .min()
+                .unwrap_or(usize::MAX);
             neighbours.clear();
             neighbours.extend(pred[n].iter().chain(&succ[n]).map(|&m| layer[m]));
             if neighbours.is_empty() || low > high {
@@ -921,8 +925,14 @@ fn sift(
         for &u in row.clone().iter() {
             let from = position[u];
             let group = items[u].group;
-            let start = row.iter().position(|&v| items[v].group == group).unwrap_or(0);
-            let end = row.iter().rposition(|&v| items[v].group == group).map_or(row.len(), |e| e + 1);
+            let start = row
+                .iter()
+                .position(|&v| items[v].group == group)
+                .unwrap_or(0);
+            let end = row
+                .iter()
+                .rposition(|&v| items[v].group == group)
+                .map_or(row.len(), |e| e + 1);
             // Cost of each insertion place relative to the leftmost one of the cluster.
             let mut cost = 0i64;
             let mut best = (0i64, start);
@@ -1112,7 +1122,15 @@ mod sift_tests {
     use super::*;
 
     fn item(layer: usize) -> Item {
-        Item { layer, left: 1, right: 1, height: 1, group: 0, node: None, x: 0 }
+        Item {
+            layer,
+            left: 1,
+            right: 1,
+            height: 1,
+            group: 0,
+            node: None,
+            x: 0,
+        }
     }
 
     #[test]

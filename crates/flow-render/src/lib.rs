@@ -101,9 +101,9 @@ mod tests;
 
 use botmesh_flow_analyzer::{Graph, SourcedIssue, Value, analyze_set};
 
+pub use botmesh_flow_analyzer::Direction;
 pub use error::Error;
 pub use font::FALLBACK_CHAR;
-pub use botmesh_flow_analyzer::Direction;
 pub use layout::Options;
 pub use picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
 pub use png::{MAX_PIXELS, MAX_SIDE};
@@ -136,8 +136,8 @@ impl Picture {
     pub fn png_size(&self, scale: f32) -> (u32, u32) {
         let scale = png::fit_scale(self, scale);
         (
-            (self.width as f32 * scale).ceil().max(1.0) as u32,
-            (self.height as f32 * scale).ceil().max(1.0) as u32,
+            (self.width as f32 * scale).floor().max(1.0) as u32,
+            (self.height as f32 * scale).floor().max(1.0) as u32,
         )
     }
 }

@@ -63,53 +63,83 @@ impl ttf_parser::OutlineBuilder for Outline<'_> {
     }
 }
 
-/// Appends one line of text, centred on `center`, to `path`.
-fn text_path(
-    font: &Font,
-    path: &mut PathBuilder,
-    text: &str,
-    center: i64,
-    baseline: i64,
-    size: i64,
-) {
-    let width = font.width(text, size);
-    let scale = size as f32 / font.units_per_em as f32;
-    let mut pen = (center - width / 2) as f32;
-    for c in text.chars() {
-        let glyph = font
-            .face
-            .glyph_index(c)
-            .or_else(|| font.face.glyph_index(crate::font::FALLBACK_CHAR));
-        if let Some(glyph) = glyph {
-            let mut outline = Outline {
-                path,
-                x: pen,
-                y: baseline as f32,
-                scale,
-            };
-            let _ = font.face.outline_glyph(glyph, &mut outline);
-        }
-        pen += font.advance(c) as f32 * scale;
-    }
+/// Glyphs drawn once per size and colour at the picture's scale, then copied into place at
+/// whole device pixels (a flow repeats few glyphs many times).
+struct Glyphs {
+    scale: f32,
+    paint: Paint<'static>,
+    /// (glyph, text size) → the glyph's pixmap and its offset from the pen at the baseline.
+    cache: std::collections::BTreeMap<(u16, i64), Option<(Pixmap, i32, i32)>>,
 }
 
-/// Fills one line of text (one path per line: tiny-skia fills many small paths faster than
-/// one huge one).
-#[expect(clippy::too_many_arguments, reason = "where, how and what to draw")]
-fn draw_text(
-    pixmap: &mut Pixmap,
-    paint: &Paint<'_>,
-    transform: Transform,
-    font: &Font,
-    text: &str,
-    center: i64,
-    baseline: i64,
-    size: i64,
-) {
-    let mut builder = PathBuilder::new();
-    text_path(font, &mut builder, text, center, baseline, size);
-    if let Some(line) = builder.finish() {
-        pixmap.fill_path(&line, paint, FillRule::Winding, transform, None);
+impl Glyphs {
+    fn draw(
+        &mut self,
+        font: &Font,
+        glyph: ttf_parser::GlyphId,
+        size: i64,
+    ) -> Option<&(Pixmap, i32, i32)> {
+        let scale = self.scale;
+        let paint = &self.paint;
+        self.cache
+            .entry((glyph.0, size))
+            .or_insert_with(|| {
+                let bounds = font.face.glyph_bounding_box(glyph)?;
+                let s = size as f32 * scale / font.units_per_em as f32;
+                let left = (f32::from(bounds.x_min) * s).floor() - 1.0;
+                let top = (f32::from(bounds.y_max) * s).ceil() + 1.0;
+                let width = (f32::from(bounds.x_max) * s).ceil() + 1.0 - left;
+                let height = top - (f32::from(bounds.y_min) * s).floor() + 1.0;
+                let mut pixmap = Pixmap::new(width.max(1.0) as u32, height.max(1.0) as u32)?;
+                let mut path = PathBuilder::new();
+                let mut outline = Outline {
+                    path: &mut path,
+                    x: -left,
+                    y: top,
+                    scale: s,
+                };
+                font.face.outline_glyph(glyph, &mut outline)?;
+                let path = path.finish()?;
+                pixmap.fill_path(&path, paint, FillRule::Winding, Transform::identity(), None);
+                Some((pixmap, left as i32, -(top as i32)))
+            })
+            .as_ref()
+    }
+
+    /// Draws one line of text centred on `center` (picture units).
+    fn line(
+        &mut self,
+        target: &mut Pixmap,
+        font: &Font,
+        text: &str,
+        center: i64,
+        baseline: i64,
+        size: i64,
+    ) {
+        let width = font.width(text, size);
+        let unit = size as f32 / font.units_per_em as f32;
+        let mut pen = (center - width / 2) as f32;
+        let y = (baseline as f32 * self.scale).round() as i32;
+        for c in text.chars() {
+            let glyph = font
+                .face
+                .glyph_index(c)
+                .or_else(|| font.face.glyph_index(crate::font::FALLBACK_CHAR));
+            let x = (pen * self.scale).round() as i32;
+            if let Some(glyph) = glyph
+                && let Some((pixmap, dx, dy)) = self.draw(font, glyph, size)
+            {
+                target.draw_pixmap(
+                    x + dx,
+                    y + dy,
+                    pixmap.as_ref(),
+                    &tiny_skia::PixmapPaint::default(),
+                    Transform::identity(),
+                    None,
+                );
+            }
+            pen += font.advance(c) as f32 * unit;
+        }
     }
 }
 
@@ -157,11 +187,16 @@ pub(crate) fn fit_scale(picture: &Picture, scale: f32) -> f32 {
 /// Draws the picture at `scale` (1 = one pixel per unit) and encodes it as PNG.
 pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Vec<u8>, Error> {
     let scale = fit_scale(picture, scale);
-    let width = (picture.width as f32 * scale).ceil().max(1.0) as u32;
-    let height = (picture.height as f32 * scale).ceil().max(1.0) as u32;
+    let width = (picture.width as f32 * scale).floor().max(1.0) as u32;
+    let height = (picture.height as f32 * scale).floor().max(1.0) as u32;
     let mut pixmap = Pixmap::new(width, height).ok_or(Error::TooLarge { width, height })?;
     let colors = palette(picture.theme);
     let t = Transform::from_scale(scale, scale);
+    let mut glyphs = Glyphs {
+        scale,
+        paint: paint(colors.text),
+        cache: std::collections::BTreeMap::new(),
+    };
     let [r, g, b] = colors.background;
     pixmap.fill(Color::from_rgba8(r, g, b, 255));
     let thin = Stroke {
@@ -186,20 +221,16 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             );
             pixmap.stroke_path(&path, &paint(colors.cluster_stroke), &thin, t, None);
         }
-        let mut text = PathBuilder::new();
         let baseline = baselines(font, rect.y + 3, LABEL_LINE, 1, LABEL_LINE, LABEL_FONT)[0];
         let width = font.width(&cluster.title, LABEL_FONT);
-        text_path(
+        glyphs.line(
+            &mut pixmap,
             font,
-            &mut text,
             &cluster.title,
             rect.x + 8 + width / 2,
             baseline,
             LABEL_FONT,
         );
-        if let Some(path) = text.finish() {
-            pixmap.fill_path(&path, &paint(colors.text), FillRule::Winding, t, None);
-        }
     }
     let edge_paint = paint(colors.edge);
     for edge in &picture.edges {
@@ -227,7 +258,6 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             pixmap.fill_path(&path, &edge_paint, FillRule::Winding, t, None);
         }
     }
-    let text_paint = paint(colors.text);
     for label in &picture.labels {
         let rect = label.rect;
         if let Some(path) = rounded_rect(
@@ -248,10 +278,8 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             LABEL_FONT,
         );
         for (line, baseline) in label.lines.iter().zip(lines) {
-            draw_text(
+            glyphs.line(
                 &mut pixmap,
-                &text_paint,
-                t,
                 font,
                 line,
                 rect.x + rect.width / 2,
@@ -296,10 +324,8 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             NODE_FONT,
         );
         for (line, baseline) in node.lines.iter().zip(lines) {
-            draw_text(
+            glyphs.line(
                 &mut pixmap,
-                &text_paint,
-                t,
                 font,
                 line,
                 rect.x + rect.width / 2,

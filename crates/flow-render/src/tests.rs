@@ -203,11 +203,19 @@ fn pictures_are_valid_png_of_the_advertised_size() {
         let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
         let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
         assert_eq!((width, height), picture.png_size(scale));
-        assert_eq!(
-            i64::from(width),
-            (picture.width as f32 * scale).ceil() as i64
-        );
+        assert!(u64::from(width) * u64::from(height) <= crate::MAX_PIXELS);
     }
+    // At one pixel per unit the example fits: the PNG has the picture's own size.
+    assert_eq!(
+        picture.png_size(1.0),
+        (picture.width as u32, picture.height as u32)
+    );
+    // A picture too large for the caps is drawn smaller, keeping within both.
+    let mut huge = picture.clone();
+    huge.height = 40_000;
+    let (w, h) = huge.png_size(2.0);
+    assert!(h <= crate::MAX_SIDE && h + 2 >= crate::MAX_SIDE, "{w}x{h}");
+    assert!(u64::from(w) * u64::from(h) <= crate::MAX_PIXELS, "{w}x{h}");
 }
 
 #[test]
