@@ -56,4 +56,16 @@ pub enum Error {
     /// The async runtime or the signal handlers could not be set up.
     #[error("cannot start the HTTP runtime")]
     Runtime(#[source] std::io::Error),
+    /// The audit file could not be opened.
+    #[error("cannot open the audit file")]
+    Audit(#[source] std::io::Error),
+    /// The session secret file could not be read.
+    #[error("cannot read the session secret file")]
+    ReadSessionSecret(#[source] std::io::Error),
+    /// The session secret is too short to be a secret.
+    #[error("the session secret must hold at least {min} bytes (try `openssl rand -hex 32`)")]
+    ShortSessionSecret {
+        /// The minimum length in bytes.
+        min: usize,
+    },
 }
