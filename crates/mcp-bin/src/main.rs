@@ -6,6 +6,7 @@
 //! - `botmesh-mcp token new --scopes LIST --tokens FILE` adds a bearer token for `--http`.
 
 mod check;
+mod logjson;
 
 use botmesh_mcp::{ServerOptions, create_mcp_server, run_stdio};
 use botmesh_mcp_http::HttpOptions;
@@ -41,14 +42,29 @@ HTTP options (Streamable HTTP, one server for a team):
   --allow-origin ORIGIN accept this Origin/Host besides loopback (repeatable)
   --cors ORIGIN         answer CORS requests from ORIGIN (repeatable; off by default)
   --rate-limit N        requests (POSTs) per minute per token or client address
-                        (default 120, 0: off)
+                        (default 120, 0: off); per instance
+  --max-inflight-body BYTES
+                        request-body bytes held at once, all clients together (default 64M;
+                        suffixes K, M, G); past it a request answers 503 before its body is read
+  --max-concurrent-per-token N
+                        requests in flight per token or client address (default 8, 0: off)
+  --metrics ADDR        also serve /metrics, /healthz and /readyz on ADDR, without a token
+  --audit FILE          append one JSON line per tool call to FILE (reopened on SIGHUP)
+  --session-secret-file FILE
+                        self-verifying session ids: instances sharing FILE accept each
+                        other's sessions (no sticky sessions needed)
+  --log-format FORMAT   text (default) or json, for the logs on stderr
+
+On SIGHUP the tokens file is read again and the audit file reopened; SIGTERM and SIGINT stop
+accepting, finish in-flight requests and exit 0.
 
 Logs go to stderr (filter with RUST_LOG, e.g. RUST_LOG=debug); stdout carries only protocol
 messages. On stdio the server exits with status 0 when stdin ends.";
 
 /// What the command line asks for.
 enum Command {
-    Serve(ServerOptions, Option<Box<HttpOptions>>),
+    /// The server options, the HTTP options (stdio without), and whether logs are JSON lines.
+    Serve(ServerOptions, Option<Box<HttpOptions>>, bool),
     NewToken {
         scopes: Vec<String>,
         tokens: PathBuf,
@@ -88,6 +104,25 @@ fn parse_addr(text: &str) -> Result<SocketAddr, UsageError> {
     })
 }
 
+/// A byte count: digits with an optional K, M or G suffix (powers of 1024; `iB`/`B` allowed).
+fn parse_bytes(flag: &str, text: &str) -> Result<usize, UsageError> {
+    let upper = text.trim().to_ascii_uppercase();
+    let upper = upper.trim_end_matches("IB").trim_end_matches('B');
+    let (digits, shift) = match upper.char_indices().last() {
+        Some((i, 'K')) => (&upper[..i], 10),
+        Some((i, 'M')) => (&upper[..i], 20),
+        Some((i, 'G')) => (&upper[..i], 30),
+        _ => (upper, 0),
+    };
+    digits
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|n| *n > 0)
+        .ok_or_else(|| UsageError(format!("{flag}: not a byte count: {text} (e.g. 64M)")))
+}
+
 fn parse_token_command(args: Vec<OsString>) -> Result<Command, UsageError> {
     use lexopt::prelude::*;
     let mut parser = lexopt::Parser::from_args(args);
@@ -124,6 +159,7 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
     let mut http: Option<HttpOptions> = None;
     let mut http_only: Option<String> = None;
     let mut http_options = HttpOptions::default();
+    let mut json_logs = false;
     while let Some(arg) = parser.next()? {
         match arg {
             Short('h') | Long("help") => return Ok(Command::Help),
@@ -173,6 +209,39 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
                 http_only.get_or_insert_with(|| "--rate-limit".into());
                 http_options = http_options.with_rate_limit_per_minute(parser.value()?.parse()?);
             }
+            Long("max-inflight-body") => {
+                http_only.get_or_insert_with(|| "--max-inflight-body".into());
+                let text = parser.value()?.string()?;
+                http_options =
+                    http_options.with_max_inflight_body(parse_bytes("--max-inflight-body", &text)?);
+            }
+            Long("max-concurrent-per-token") => {
+                http_only.get_or_insert_with(|| "--max-concurrent-per-token".into());
+                http_options = http_options.with_max_concurrent_per_token(parser.value()?.parse()?);
+            }
+            Long("metrics") => {
+                http_only.get_or_insert_with(|| "--metrics".into());
+                let addr = parse_addr(&parser.value()?.string()?)
+                    .map_err(|e| UsageError(e.0.replace("--http", "--metrics")))?;
+                http_options = http_options.with_metrics_addr(Some(addr));
+            }
+            Long("audit") => {
+                http_only.get_or_insert_with(|| "--audit".into());
+                http_options = http_options.with_audit_file(Some(parser.value()?.into()));
+            }
+            Long("session-secret-file") => {
+                http_only.get_or_insert_with(|| "--session-secret-file".into());
+                http_options = http_options.with_session_secret_file(Some(parser.value()?.into()));
+            }
+            Long("log-format") => match parser.value()?.string()?.as_str() {
+                "json" => json_logs = true,
+                "text" => json_logs = false,
+                other => {
+                    return Err(UsageError(format!(
+                        "--log-format: expected text or json, got {other}"
+                    )));
+                }
+            },
             _ => return Err(arg.unexpected().into()),
         }
     }
@@ -192,12 +261,13 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
             .with_docs_dir(docs)
             .with_tools(tools),
         http,
+        json_logs,
     ))
 }
 
 /// Logs to stderr; `RUST_LOG` (a `target=level,...` list) overrides the default, which is
 /// warnings, plus the HTTP transport's audit lines when serving HTTP.
-fn init_logging(http: bool) {
+fn init_logging(http: bool, json: bool) {
     use tracing_subscriber::filter::{LevelFilter, Targets};
     use tracing_subscriber::prelude::*;
     let default = if http {
@@ -215,10 +285,49 @@ fn init_logging(http: bool) {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .with_target(false);
-    tracing_subscriber::registry()
-        .with(filter)
-        .with(layer)
-        .init();
+    if json {
+        let layer = layer.event_format(logjson::JsonLines);
+        tracing_subscriber::registry()
+            .with(filter)
+            .with(layer)
+            .init();
+    } else {
+        tracing_subscriber::registry()
+            .with(filter)
+            .with(layer)
+            .init();
+    }
+}
+
+/// The glibc variable that fixes malloc's mmap threshold (the bytes from which an allocation gets
+/// its own mapping, returned to the system when freed).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const MMAP_THRESHOLD_VAR: &str = "MALLOC_MMAP_THRESHOLD_";
+
+/// Serving HTTP, restarts the process (same pid, same arguments) with glibc's mmap threshold fixed
+/// at its initial 128 KiB, unless the environment already sets it.
+///
+/// glibc raises the threshold to the size of each large block freed (up to 32 MiB), so after a
+/// burst of 15 MiB bodies, blocks of that size stay in the heap: measured with
+/// `crates/mcp-http/benches/body-burst.py`, resident memory stayed at 51 MiB instead of going back
+/// to 5.6 MiB (see docs/guide/hosting.md). `mallopt` would need `unsafe`, which the workspace
+/// forbids; the variable is read by glibc at start-up, hence the `exec`. Runs before any thread
+/// exists; on failure the server simply runs with glibc's defaults.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn fixed_mmap_threshold() {
+    use std::os::unix::process::CommandExt;
+    if std::env::var_os(MMAP_THRESHOLD_VAR).is_some() {
+        return;
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    let error = std::process::Command::new(exe)
+        .args(std::env::args_os().skip(1))
+        .env(MMAP_THRESHOLD_VAR, "131072")
+        .exec();
+    // Only reached when exec failed; logging is not set up yet.
+    let _ = error;
 }
 
 #[expect(
@@ -264,8 +373,12 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Ok(Command::Serve(options, http)) => {
-            init_logging(http.is_some());
+        Ok(Command::Serve(options, http, json_logs)) => {
+            #[cfg(all(target_os = "linux", target_env = "gnu"))]
+            if http.is_some() {
+                fixed_mmap_threshold();
+            }
+            init_logging(http.is_some(), json_logs);
             match http {
                 None => match run_stdio(options) {
                     Ok(()) => ExitCode::SUCCESS,
@@ -286,6 +399,24 @@ fn main() -> ExitCode {
         Err(UsageError(message)) => {
             eprintln!("botmesh-mcp: {message}\n\n{USAGE}");
             ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn byte_counts_take_binary_suffixes_and_refuse_junk() {
+        let ok = |text| parse_bytes("--x", text).ok();
+        assert_eq!(ok("1024"), Some(1024));
+        assert_eq!(ok("64M"), Some(64 << 20));
+        assert_eq!(ok("64MiB"), Some(64 << 20));
+        assert_eq!(ok("2g"), Some(2 << 30));
+        assert_eq!(ok("8KB"), Some(8 << 10));
+        for bad in ["", "0", "M", "-1", "1.5M", "12Q"] {
+            assert_eq!(ok(bad), None, "{bad}");
         }
     }
 }

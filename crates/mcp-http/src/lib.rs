@@ -95,6 +95,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+/// How many bodies over 64 KiB are parsed and served at once (see `service.rs`): measured with
+/// `benches/body-burst.py`, one keeps the peak lowest and small calls fastest on 2 cores.
+const LARGE_BODIES_AT_ONCE: usize = 1;
+
 /// The addresses a server actually listens on (useful with port 0), given to [`serve_with`]'s
 /// `bound` callback before serving.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,6 +207,7 @@ fn prepare(server: McpServer, options: HttpOptions) -> Result<Shared, Error> {
         audit,
         sealer,
         ready: std::sync::atomic::AtomicBool::new(true),
+        large_gate: tokio::sync::Semaphore::new(LARGE_BODIES_AT_ONCE),
         server,
         guard,
         tokens,

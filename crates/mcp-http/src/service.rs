@@ -65,6 +65,8 @@ pub(crate) struct Shared {
     pub(crate) sealer: Option<Sealer>,
     /// False once shutdown began: `/readyz` answers 503.
     pub(crate) ready: AtomicBool,
+    /// Turns for parsing and serving a body over [`INLINE_BODY_LIMIT`].
+    pub(crate) large_gate: tokio::sync::Semaphore,
 }
 
 impl Shared {
@@ -614,7 +616,22 @@ async fn post(
         }
     };
     let large = body.len() > INLINE_BODY_LIMIT;
-    let parsed = serde_json::from_slice::<Value>(&body);
+    // Large bodies are parsed and served one at a time: parsing multiplies a body's memory
+    // (a JSON value takes several times its text) and on a few cores running more of them at
+    // once only slows each down, while this keeps runtime workers free for small calls.
+    let _large_turn = if large {
+        match shared.large_gate.acquire().await {
+            Ok(permit) => Some(permit),
+            Err(_) => return over_budget(),
+        }
+    } else {
+        None
+    };
+    let parsed = if large {
+        tokio::task::block_in_place(|| serde_json::from_slice::<Value>(&body))
+    } else {
+        serde_json::from_slice::<Value>(&body)
+    };
     // The bytes go as soon as they are parsed; the reservation stays until the answer is built.
     drop(body);
     let message: Value = match parsed {

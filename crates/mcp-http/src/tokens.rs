@@ -160,6 +160,9 @@ fn not_utf8() -> Error {
 #[derive(Debug)]
 struct State {
     seen: Option<[u8; 32]>,
+    /// A changed content seen by the last poll: applied when the next poll sees it again, so a
+    /// file caught half-written (truncated, then written) is never taken for the new tokens.
+    pending: Option<[u8; 32]>,
     entries: Arc<Vec<TokenEntry>>,
 }
 
@@ -180,13 +183,15 @@ impl TokenStore {
             path: path.to_owned(),
             state: RwLock::new(State {
                 seen: Some(Sha256::digest(&bytes).into()),
+                pending: None,
                 entries: Arc::new(entries),
             }),
         })
     }
 
     /// Reads the file again. Unless `forced` (a `SIGHUP`), nothing happens when its content is
-    /// the one last looked at. A file that cannot be read or parsed keeps the previous tokens in
+    /// the one last looked at, and a changed content is applied only once two calls in a row
+    /// (a second apart) saw it. A file that cannot be read or parsed keeps the previous tokens in
     /// force and logs why (once per content).
     pub(crate) fn reload(&self, forced: bool) {
         let bytes = match std::fs::read(&self.path) {
@@ -203,9 +208,15 @@ impl TokenStore {
         let digest: [u8; 32] = Sha256::digest(&bytes).into();
         let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
         if !forced && state.seen == Some(digest) {
+            state.pending = None;
+            return;
+        }
+        if !forced && state.pending != Some(digest) {
+            state.pending = Some(digest);
             return;
         }
         state.seen = Some(digest);
+        state.pending = None;
         let parsed = std::str::from_utf8(&bytes)
             .map_err(|_| not_utf8())
             .and_then(parse_entries);
