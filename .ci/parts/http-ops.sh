@@ -103,8 +103,8 @@ assert value(after, "botmesh_mcp_http_requests_total", **calls) - value(before, 
 assert value(after, "botmesh_mcp_http_request_duration_seconds_count", method="tools/call") >= 3
 assert value(after, "botmesh_mcp_http_rate_limited_total") > value(before, "botmesh_mcp_http_rate_limited_total")
 assert value(after, "botmesh_mcp_http_requests_total", method="none", tool="", status="429") > 0
-assert value(after, "botmesh_mcp_http_requests_total", method="none", tool="", status="413") == 1
-assert value(after, "botmesh_mcp_http_sessions") == 1
+assert value(after, "botmesh_mcp_http_requests_total", method="none", tool="", status="413") == 1, [k for k in after if "413" in str(k)] + [after.get(k) for k in after if "413" in str(k)]
+assert value(after, "botmesh_mcp_http_sessions") >= 1
 assert value(after, "botmesh_mcp_http_ready") == 1
 assert value(after, "botmesh_mcp_http_body_budget_bytes") == 1048576
 print(f"http-ops: metrics parsed by prometheus_client: {len(families)} families, counters moved")
