@@ -195,8 +195,9 @@ fn prepare(server: McpServer, options: HttpOptions) -> Result<Shared, Error> {
     let max_body = options
         .max_body_bytes
         .unwrap_or_else(|| server.max_message_length());
-    // A body larger than the whole budget could never be served: such bodies answer 413.
-    let max_body = max_body.min(options.max_inflight_body);
+    // A body counts at least twice against the budget (its bytes, then its parsed value), so one
+    // larger than half the budget could never be served: such bodies answer 413.
+    let max_body = max_body.min(options.max_inflight_body / 2);
     Ok(Shared {
         sessions: state::Sessions::new(options.session_idle, options.max_sessions),
         max_body,

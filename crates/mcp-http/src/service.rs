@@ -493,7 +493,7 @@ async fn read_body(
                 if total > limit {
                     return Err(BodyError::TooLarge);
                 }
-                if !reservation.grow_to(total) {
+                if !reservation.grow_to(total.saturating_mul(2)) {
                     return Err(BodyError::OverBudget);
                 }
                 buffer.extend_from_slice(&data);
@@ -586,9 +586,14 @@ async fn post(
     if declared.is_some_and(|n| n > shared.max_body) {
         return too_large();
     }
-    // Decided before a byte of the body is read: the declared length, or nothing yet for a
-    // chunked body (which then grows its reservation as it arrives).
-    let Some(mut reservation) = shared.budget.reserve(declared.unwrap_or(0)) else {
+    // Decided before a byte of the body is read: twice the declared length (the bytes, and at
+    // least as much again once parsed), or nothing yet for a chunked body (which then grows its
+    // reservation as it arrives). After reading, the reservation grows to the bytes plus the
+    // estimated parsed size (`ops::parsed_size_estimate`).
+    let Some(mut reservation) = shared
+        .budget
+        .reserve(declared.unwrap_or(0).saturating_mul(2))
+    else {
         shared
             .metrics
             .budget_refused
@@ -616,6 +621,29 @@ async fn post(
         }
     };
     let large = body.len() > INLINE_BODY_LIMIT;
+    // Before parsing: what the parsed value will take. A body that could never fit answers 413,
+    // one that cannot fit now 503; either way it is dropped unparsed.
+    let parsed_size = if large {
+        tokio::task::block_in_place(|| crate::ops::parsed_size_estimate(&body))
+    } else {
+        crate::ops::parsed_size_estimate(&body)
+    };
+    let needed = body.len().saturating_add(parsed_size);
+    if needed > shared.budget.limit() {
+        tracing::warn!(
+            bytes = body.len(),
+            parsed_estimate = parsed_size,
+            "refused a body whose parsed form would exceed the whole body budget (413)"
+        );
+        return too_large();
+    }
+    if !reservation.grow_to(needed) {
+        shared
+            .metrics
+            .budget_refused
+            .fetch_add(1, Ordering::Relaxed);
+        return over_budget();
+    }
     // Large bodies are parsed and served one at a time: parsing multiplies a body's memory
     // (a JSON value takes several times its text) and on a few cores running more of them at
     // once only slows each down, while this keeps runtime workers free for small calls.

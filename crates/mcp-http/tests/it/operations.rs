@@ -55,41 +55,40 @@ fn padded_initialize(length: usize) -> String {
     text
 }
 
+fn bytes_in_flight(server: &Server) -> f64 {
+    sample(
+        &metrics_page(server),
+        "botmesh_mcp_http_body_bytes_in_flight",
+    )
+}
+
 #[test]
 fn a_full_body_budget_answers_503_before_the_body_and_frees_on_completion() {
     let server = Server::start(
         HttpOptions::default()
             .with_rate_limit_per_minute(0)
-            .with_max_inflight_body(1000)
+            .with_max_inflight_body(6000)
             .with_metrics_addr(Some("127.0.0.1:0".parse().unwrap())),
     );
     let body = padded_initialize(800);
-    // The first request holds 800 of the 1000 bytes while its body is still arriving.
+    // The first request holds twice its 800 bytes (bytes, then parsed) while its body arrives.
     let mut first = start_post(&server, &[], body.len(), &body[..10]);
     wait_until("the first body's reservation", || {
-        sample(
-            &metrics_page(&server),
-            "botmesh_mcp_http_body_bytes_in_flight",
-        ) == 800.0
+        bytes_in_flight(&server) == 1600.0
     });
-    // The second announces 800 more: refused from its headers alone, none of its body sent.
-    let mut second = start_post(&server, &[], body.len(), "");
+    // The second announces 2300 bytes (4600 more): refused from its headers alone.
+    let mut second = start_post(&server, &[], 2300, "");
     let refused = parse_reply(&read_all(&mut second));
     assert_eq!(refused.status, 503, "{refused:?}");
     assert_eq!(refused.header("retry-after"), Some("1"));
     assert_eq!(refused.json()["error"]["code"], -32000);
-    // A body larger than the whole budget could never fit: 413, not an endless 503.
-    let mut huge = start_post(&server, &[], 1001, "");
+    // A body larger than half the budget could never fit: 413, not an endless 503.
+    let mut huge = start_post(&server, &[], 3001, "");
     assert_eq!(parse_reply(&read_all(&mut huge)).status, 413);
     // The first finishes normally, and its bytes go back to the budget.
     first.write_all(body[10..].as_bytes()).unwrap();
     assert_eq!(parse_reply(&read_all(&mut first)).status, 200);
-    wait_until("the budget to empty", || {
-        sample(
-            &metrics_page(&server),
-            "botmesh_mcp_http_body_bytes_in_flight",
-        ) == 0.0
-    });
+    wait_until("the budget to empty", || bytes_in_flight(&server) == 0.0);
     let page = metrics_page(&server);
     assert_eq!(
         sample(&page, "botmesh_mcp_http_budget_refused_total"),
@@ -107,30 +106,60 @@ fn a_chunked_body_that_outgrows_the_budget_answers_503() {
     let server = Server::start(
         HttpOptions::default()
             .with_rate_limit_per_minute(0)
-            .with_max_inflight_body(1000),
+            .with_max_inflight_body(20_000)
+            .with_metrics_addr(Some("127.0.0.1:0".parse().unwrap())),
     );
-    let mut stream = connect(server.addr);
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+    // Another request holds 6000 of the 20,000 bytes.
+    let held_body = padded_initialize(3000);
+    let mut held = start_post(&server, &[], held_body.len(), &held_body[..10]);
+    wait_until("the held reservation", || {
+        bytes_in_flight(&server) == 6000.0
+    });
+    let chunked_head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
         server.host()
     );
-    stream.write_all(head.as_bytes()).unwrap();
-    let chunk = "x".repeat(600);
-    let _ = stream.write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes());
-    // 1200 bytes exceed both the budget and (clamped to it) the body limit.
-    let _ = stream.write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes());
-    let reply = parse_reply(&read_all(&mut stream));
-    assert!(matches!(reply.status, 413 | 503), "{reply:?}");
-    // A chunked body within the budget is served.
-    let text = padded_initialize(900);
     let mut stream = connect(server.addr);
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{:x}\r\n{text}\r\n0\r\n\r\n",
-        server.host(),
-        text.len()
-    );
-    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(chunked_head.as_bytes()).unwrap();
+    let chunk = "x".repeat(2000);
+    // 8000 bytes count 16,000, more than the 14,000 left (and within the 10,000-byte limit).
+    for _ in 0..4 {
+        let _ = stream.write_all(format!("{:x}\r\n{chunk}\r\n", chunk.len()).as_bytes());
+    }
+    let reply = parse_reply(&read_all(&mut stream));
+    assert_eq!(reply.status, 503, "{reply:?}");
+    assert_eq!(reply.header("retry-after"), Some("1"));
+    held.write_all(held_body[10..].as_bytes()).unwrap();
+    assert_eq!(parse_reply(&read_all(&mut held)).status, 200);
+    // A chunked body within the budget is served.
+    let text = padded_initialize(2000);
+    let mut stream = connect(server.addr);
+    stream.write_all(chunked_head.as_bytes()).unwrap();
+    stream
+        .write_all(format!("{:x}\r\n{text}\r\n0\r\n\r\n", text.len()).as_bytes())
+        .unwrap();
     assert_eq!(parse_reply(&read_all(&mut stream)).status, 200);
+}
+
+#[test]
+fn a_body_whose_parsed_form_exceeds_the_budget_answers_413() {
+    let server = Server::start(
+        HttpOptions::default()
+            .with_rate_limit_per_minute(0)
+            .with_max_inflight_body(64 * 1024),
+    );
+    // About 12 KiB of tiny objects: within the 32 KiB body limit, about 1 MiB once parsed.
+    let mut message = call(1, "flow_digest", json!({}));
+    message["params"]["arguments"]["document"] = json!({ "steps": vec![json!({"a": 1}); 1500] });
+    let text = message.to_string();
+    assert!(text.len() < 32 * 1024, "{}", text.len());
+    let reply = request(&server, "POST", "/mcp", &[JSON, ACCEPT], &text);
+    assert_eq!(reply.status, 413, "{reply:?}");
+    // As many bytes in one string parse to about their size: served.
+    let mut flat = initialize_message("2025-11-25");
+    flat["params"]["clientInfo"]["name"] = json!("x".repeat(text.len()));
+    let reply = request(&server, "POST", "/mcp", &[JSON, ACCEPT], &flat.to_string());
+    assert_eq!(reply.status, 200, "{reply:?}");
 }
 
 #[test]
