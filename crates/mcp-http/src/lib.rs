@@ -32,8 +32,8 @@
 //!   from `Content-Length` or while streaming, never by holding the whole body. Headers and
 //!   then the body must each arrive within [`HttpOptions::request_timeout`] (a slow body answers
 //!   `408`, slow headers close the connection).
-//! - SIGINT/SIGTERM stop accepting, let in-flight requests finish (up to
-//!   [`HttpOptions::shutdown_grace`]) and return.
+//! - SIGINT/SIGTERM stop accepting, turn `/readyz` to `503`, let in-flight requests finish (up
+//!   to [`HttpOptions::shutdown_grace`]), sync the audit file and return.
 //!
 //! # Safety
 //! - Listens on `127.0.0.1:3000` unless told otherwise; a non-loopback address without a tokens
@@ -50,6 +50,22 @@
 //! - One audit line per tool call at `info` on target `botmesh_mcp_http::audit`: token id, tool
 //!   (a catalogue name or `<unknown tool>`), outcome (`ok`, `tool_error`, `scope_denied`,
 //!   `protocol_error`), duration; never arguments, documents, results or tokens.
+//!
+//! # Operating it
+//! - Memory: a global budget of request bodies in flight ([`HttpOptions::max_inflight_body`]):
+//!   twice the declared length is reserved before a byte of the body is read (`503` with
+//!   `Retry-After` when it does not fit), then the estimated parsed size before parsing (`413`
+//!   when it could never fit). A per-token cap on requests in flight
+//!   ([`HttpOptions::max_concurrent_per_token`], `429`). Bodies over 64 KiB are parsed and
+//!   served one at a time.
+//! - `GET /healthz` and `GET /readyz` (`503` once shutdown began) need nothing; `GET /metrics`
+//!   (Prometheus text) follows the token rule, or is served without one on
+//!   [`HttpOptions::metrics_addr`].
+//! - [`HttpOptions::audit_file`]: one JSON line per tool call, written before the answer.
+//! - On Unix, `SIGHUP` re-reads the tokens file (a removed token is refused from the next
+//!   request; a malformed file keeps the old tokens) and reopens the audit file.
+//! - [`HttpOptions::session_secret_file`]: self-verifying session ids that every instance
+//!   sharing the secret accepts.
 //!
 //! # Why an async runtime here
 //! The stdio path stays synchronous (house style §4). This crate serves many concurrent,
