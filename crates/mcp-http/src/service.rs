@@ -280,11 +280,11 @@ async fn route(
     labels: &mut Labels,
 ) -> Response<Body> {
     let path = request.uri().path();
-    if path == "/healthz" || path == "/readyz" {
-        if let Some(response) = ops_endpoint(shared, request.method(), path) {
-            labels.counted = false;
-            return response;
-        }
+    if (path == "/healthz" || path == "/readyz")
+        && let Some(response) = ops_endpoint(shared, request.method(), path)
+    {
+        labels.counted = false;
+        return response;
     }
     let headers = request.headers();
     // A value that is not visible ASCII must fail the check, not count as absent.
@@ -306,10 +306,10 @@ async fn route(
         );
     }
     if request.uri().path() == "/metrics" && request.uri().path() != shared.options.path {
-        if let Some(store) = &shared.tokens {
-            if let Err(presented) = authenticate(store, headers) {
-                return unauthorized(presented);
-            }
+        if let Some(store) = &shared.tokens
+            && let Err(presented) = authenticate(store, headers)
+        {
+            return unauthorized(presented);
         }
         if let Some(response) = ops_endpoint(shared, request.method(), "/metrics") {
             labels.counted = false;

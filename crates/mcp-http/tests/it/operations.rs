@@ -86,7 +86,7 @@ fn a_full_body_budget_answers_503_before_the_body_and_frees_on_completion() {
     let mut huge = start_post(&server, &[], 3001, "");
     assert_eq!(parse_reply(&read_all(&mut huge)).status, 413);
     // The first finishes normally, and its bytes go back to the budget.
-    first.write_all(body[10..].as_bytes()).unwrap();
+    first.write_all(&body.as_bytes()[10..]).unwrap();
     assert_eq!(parse_reply(&read_all(&mut first)).status, 200);
     wait_until("the budget to empty", || bytes_in_flight(&server) == 0.0);
     let page = metrics_page(&server);
@@ -129,7 +129,7 @@ fn a_chunked_body_that_outgrows_the_budget_answers_503() {
     let reply = parse_reply(&read_all(&mut stream));
     assert_eq!(reply.status, 503, "{reply:?}");
     assert_eq!(reply.header("retry-after"), Some("1"));
-    held.write_all(held_body[10..].as_bytes()).unwrap();
+    held.write_all(&held_body.as_bytes()[10..]).unwrap();
     assert_eq!(parse_reply(&read_all(&mut held)).status, 200);
     // A chunked body within the budget is served.
     let text = padded_initialize(2000);
@@ -196,7 +196,7 @@ fn tokens_and_the_per_token_cap_are_decided_from_headers() {
         &body,
     );
     assert_eq!(other.status, 200, "another token is not held back");
-    held.write_all(body[5..].as_bytes()).unwrap();
+    held.write_all(&body.as_bytes()[5..]).unwrap();
     assert_eq!(parse_reply(&read_all(&mut held)).status, 200);
     let again = request(
         &server,
@@ -289,7 +289,7 @@ fn shutdown_turns_readiness_off_and_finishes_the_request_in_flight() {
         get(metrics, "/readyz", &[]).status == 503
     });
     assert_eq!(get(metrics, "/healthz", &[]).status, 200, "still alive");
-    stream.write_all(body[20..].as_bytes()).unwrap();
+    stream.write_all(&body.as_bytes()[20..]).unwrap();
     let reply = parse_reply(&read_all(&mut stream));
     assert_eq!(reply.status, 200, "the in-flight request is answered");
     assert_eq!(reply.json()["result"]["protocolVersion"], "2025-11-25");
