@@ -31,6 +31,13 @@ pub(crate) struct AuditLine<'a> {
 /// The open audit file.
 #[derive(Debug)]
 pub(crate) struct AuditFile {
+    #[cfg_attr(
+        not(unix),
+        expect(
+            dead_code,
+            reason = "only SIGHUP reopens the file, and it is Unix-only"
+        )
+    )]
     path: PathBuf,
     file: Mutex<File>,
 }
@@ -69,6 +76,7 @@ impl AuditFile {
 
     /// Opens the path again (after logrotate moved the old file away); on failure the old file
     /// stays in use and the reason is logged.
+    #[cfg(unix)]
     pub(crate) fn reopen(&self) {
         match open(&self.path) {
             Ok(new) => {

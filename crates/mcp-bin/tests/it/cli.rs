@@ -1,8 +1,13 @@
 //! End-to-end: the binary's HTTP and token command lines.
 
+use std::process::Command;
+// The HTTP server is stopped with a signal: those tests are Unix-only.
+#[cfg(unix)]
 use std::io::{BufRead, BufReader, Read, Write};
+#[cfg(unix)]
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+#[cfg(unix)]
+use std::process::Stdio;
 
 const BIN: &str = env!("CARGO_BIN_EXE_botmesh-mcp");
 
