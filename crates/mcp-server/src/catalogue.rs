@@ -64,7 +64,8 @@ pub type Handler = Box<
     dyn Fn(&ToolContext<'_>, &Map<String, Value>) -> Result<ToolOutput, ToolError> + Send + Sync,
 >;
 
-/// One tool: its declaration and its handler.
+/// One tool: its declaration and its handler, written as a struct literal (the handler through
+/// [`Tool::handler`]).
 pub struct Tool {
     /// Unique name (`[A-Za-z0-9_-]{1,64}`).
     pub name: &'static str,
@@ -91,28 +92,30 @@ impl fmt::Debug for Tool {
 }
 
 impl Tool {
-    /// A tool; the handler receives the checked arguments.
-    pub fn new(
-        name: &'static str,
-        title: &'static str,
-        description: &'static str,
-        scope: Scope,
-        input_schema: Value,
-        output_schema: Value,
+    /// Boxes a handler closure, so a tool is written as a struct literal with named fields:
+    ///
+    /// ```
+    /// use botmesh_mcp::internal::{Scope, Tool, ToolOutput};
+    /// use serde_json::json;
+    ///
+    /// let tool = Tool {
+    ///     name: "ping",
+    ///     title: "Ping",
+    ///     description: "Answer pong.",
+    ///     scope: Scope::Flow,
+    ///     input_schema: json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+    ///     output_schema: json!({ "type": "object" }),
+    ///     handler: Tool::handler(|_, _| Ok(ToolOutput::from(json!({ "pong": true })))),
+    /// };
+    /// assert_eq!(tool.name, "ping");
+    /// ```
+    pub fn handler(
         handler: impl Fn(&ToolContext<'_>, &Map<String, Value>) -> Result<ToolOutput, ToolError>
         + Send
         + Sync
         + 'static,
-    ) -> Self {
-        Tool {
-            name,
-            title,
-            description,
-            scope,
-            input_schema,
-            output_schema,
-            handler: Box::new(handler),
-        }
+    ) -> Handler {
+        Box::new(handler)
     }
 
     /// The tool as listed by `tools/list`, shaped for a revision.

@@ -7,36 +7,36 @@ use serde_json::{Value, json};
 /// The built-in catalogue plus two test tools: `add` (numbers in, sum out) and `boom` (panics).
 fn test_server() -> McpServer {
     let mut catalogue = crate::tools::builtin(false);
-    catalogue.register(Tool::new(
-        "add",
-        "Add two numbers",
-        "Add two numbers.",
-        Scope::Flow,
-        json!({
+    catalogue.register(Tool {
+        name: "add",
+        title: "Add two numbers",
+        description: "Add two numbers.",
+        scope: Scope::Flow,
+        input_schema: json!({
             "type": "object",
             "properties": { "a": { "type": "number" }, "b": { "type": "number" } },
             "required": ["a", "b"],
             "additionalProperties": false
         }),
-        json!({ "type": "object", "properties": { "sum": { "type": "number" } }, "required": ["sum"] }),
-        |_, arguments| {
+        output_schema: json!({ "type": "object", "properties": { "sum": { "type": "number" } }, "required": ["sum"] }),
+        handler: Tool::handler(|_, arguments| {
             let a = arguments["a"].as_f64().unwrap_or_default();
             let b = arguments["b"].as_f64().unwrap_or_default();
             if a < 0.0 {
                 return Err(ToolError("a must not be negative".into()));
             }
             Ok(ToolOutput::from(json!({ "sum": a + b })))
-        },
-    ));
-    catalogue.register(Tool::new(
-        "boom",
-        "Panic",
-        "Always panics.",
-        Scope::Docs,
-        json!({ "type": "object", "properties": {}, "additionalProperties": false }),
-        json!({ "type": "object" }),
-        |_, _| panic!("boom"),
-    ));
+        }),
+    });
+    catalogue.register(Tool {
+        name: "boom",
+        title: "Panic",
+        description: "Always panics.",
+        scope: Scope::Docs,
+        input_schema: json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+        output_schema: json!({ "type": "object" }),
+        handler: Tool::handler(|_, _| panic!("boom")),
+    });
     McpServer::with_catalogue(catalogue, None, 4096)
 }
 
