@@ -28,7 +28,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("botmesh-mcp-http", &["botmesh-mcp"]),
-    ("botmesh-mcp-cli", &["botmesh-mcp", "botmesh-mcp-http"]),
+    // `check` runs the analyzer directly, not through `botmesh_mcp::internal`.
+    (
+        "botmesh-mcp-cli",
+        &["botmesh-mcp", "botmesh-mcp-http", "botmesh-flow-analyzer"],
+    ),
     ("xtask", &["botmesh-flow-schema"]),
 ];
 

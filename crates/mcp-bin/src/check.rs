@@ -15,7 +15,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use botmesh_mcp::internal::flow_analyzer::{self as analyzer, ReportFormat, Value};
+use botmesh_flow_analyzer::{self as analyzer, ReportFormat, Value};
 
 const USAGE: &str =
     "usage: botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...
