@@ -20,6 +20,7 @@ mod elf;
 mod npm;
 mod order;
 mod schema;
+mod stable_api;
 mod tidy;
 
 use std::error::Error;

@@ -37,6 +37,10 @@ pub mod meta {
     pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 }
 
+/// MCP 2026-07-28's error code for a requested protocol version that is not served (the
+/// JSON-RPC codes are `botmesh_jsonrpc::codes`; this one is MCP's).
+pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
 /// How long a client may cache `server/discover` and `tools/list` (the list never changes while
 /// the process runs).
 pub(crate) const LIST_TTL_MS: u64 = 300_000;

@@ -10,7 +10,7 @@
 
 use crate::protocol::{
     INSTRUCTIONS, LATEST_PROTOCOL_REVISION, LIST_TTL_MS, PROTOCOL_REVISIONS, Revision, SERVER_NAME,
-    SERVER_TITLE, SERVER_VERSION, meta,
+    SERVER_TITLE, SERVER_VERSION, UNSUPPORTED_PROTOCOL_VERSION, meta,
 };
 use crate::server::{McpServer, Session};
 use botmesh_jsonrpc::{ErrorObject, codes};
@@ -101,11 +101,10 @@ pub(crate) fn dispatch(
         ));
     };
     if version != LATEST_PROTOCOL_REVISION {
-        return Err(ErrorObject::new(
-            codes::UNSUPPORTED_PROTOCOL_VERSION,
-            "Unsupported protocol version",
-        )
-        .with_data(json!({ "supported": PROTOCOL_REVISIONS, "requested": version })));
+        return Err(
+            ErrorObject::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+                .with_data(json!({ "supported": PROTOCOL_REVISIONS, "requested": version })),
+        );
     }
     match method {
         "server/discover" => Ok(json!({
