@@ -6,15 +6,13 @@
 //! - `botmesh-mcp token new --scopes LIST --tokens FILE` adds a bearer token for `--http`.
 
 mod check;
+mod http;
 mod logjson;
 
-use botmesh_mcp::{ServerOptions, create_mcp_server, run_stdio};
-use botmesh_mcp_http::HttpOptions;
+use botmesh_mcp::{OptionsError, ServeError, ServerOptions, create_mcp_server, run_stdio};
 use std::ffi::OsString;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 const USAGE: &str = "\
 botmesh-mcp: an MCP server for botmesh flow documents and guides
@@ -29,6 +27,7 @@ Options:
   --docs DIR            serve docs_search and docs_page over this Markdown tree
                         (default: $BOTMESH_DOCS_DIR, then the legacy $BOTWA_DOCS_DIR)
   --tools LIST          serve only these tools (comma-separated names)
+  --log-format FORMAT   text (default) or json, for the logs on stderr
   -h, --help            print this help and exit
   -V, --version         print the version and exit
 
@@ -53,7 +52,6 @@ HTTP options (Streamable HTTP, one server for a team):
   --session-secret-file FILE
                         self-verifying session ids: instances sharing FILE accept each
                         other's sessions (no sticky sessions needed)
-  --log-format FORMAT   text (default) or json, for the logs on stderr
 
 On SIGHUP the tokens file is read again and the audit file reopened; SIGTERM and SIGINT stop
 accepting, finish in-flight requests and exit 0.
@@ -63,8 +61,8 @@ messages. On stdio the server exits with status 0 when stdin ends.";
 
 /// What the command line asks for.
 enum Command {
-    /// The server options, the HTTP options (stdio without), and whether logs are JSON lines.
-    Serve(ServerOptions, Option<Box<HttpOptions>>, bool),
+    /// The server options, how to serve HTTP (stdio without), and whether logs are JSON lines.
+    Serve(ServerOptions, Option<http::Serve>, bool),
     NewToken {
         scopes: Vec<String>,
         tokens: PathBuf,
@@ -90,41 +88,11 @@ fn comma_list(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn parse_addr(text: &str) -> Result<SocketAddr, UsageError> {
-    if let Ok(port) = text.parse::<u16>() {
-        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    let text = text
-        .strip_prefix("localhost:")
-        .map_or_else(|| text.to_owned(), |port| format!("127.0.0.1:{port}"));
-    text.parse().map_err(|_| {
-        UsageError(format!(
-            "--http: not an address: {text} (try 127.0.0.1:8080)"
-        ))
-    })
-}
-
-/// A byte count: digits with an optional K, M or G suffix (powers of 1024; `iB`/`B` allowed).
-fn parse_bytes(flag: &str, text: &str) -> Result<usize, UsageError> {
-    let upper = text.trim().to_ascii_uppercase();
-    let upper = upper.trim_end_matches("IB").trim_end_matches('B');
-    let (digits, shift) = match upper.char_indices().last() {
-        Some((i, 'K')) => (&upper[..i], 10),
-        Some((i, 'M')) => (&upper[..i], 20),
-        Some((i, 'G')) => (&upper[..i], 30),
-        _ => (upper, 0),
-    };
-    digits
-        .trim()
-        .parse::<usize>()
-        .ok()
-        .and_then(|n| n.checked_mul(1 << shift))
-        .filter(|n| *n > 0)
-        .ok_or_else(|| UsageError(format!("{flag}: not a byte count: {text} (e.g. 64M)")))
-}
-
 fn parse_token_command(args: Vec<OsString>) -> Result<Command, UsageError> {
     use lexopt::prelude::*;
+    if !http::ENABLED {
+        return Err(http::unavailable("token"));
+    }
     let mut parser = lexopt::Parser::from_args(args);
     match parser.next()? {
         Some(Value(action)) if action == "new" => {}
@@ -156,83 +124,15 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
     let mut parser = lexopt::Parser::from_args(args);
     let mut docs: Option<PathBuf> = None;
     let mut tools: Option<Vec<String>> = None;
-    let mut http: Option<HttpOptions> = None;
-    let mut http_only: Option<String> = None;
-    let mut http_options = HttpOptions::default();
+    let mut http_flags = http::Flags::default();
     let mut json_logs = false;
     while let Some(arg) = parser.next()? {
         match arg {
             Short('h') | Long("help") => return Ok(Command::Help),
             Short('V') | Long("version") => return Ok(Command::Version),
             Long("docs") => docs = Some(parser.value()?.into()),
-            Long("tools") => {
-                let names = comma_list(&parser.value()?.string()?);
-                let known = botmesh_mcp::internal::builtin_tool_names();
-                if let Some(unknown) = names.iter().find(|name| !known.contains(&name.as_str())) {
-                    return Err(UsageError(format!(
-                        "--tools: unknown tool \"{unknown}\" (known: {})",
-                        known.join(", ")
-                    )));
-                }
-                tools = Some(names);
-            }
-            Long("http") => {
-                http =
-                    Some(HttpOptions::default().with_addr(parse_addr(&parser.value()?.string()?)?))
-            }
-            Long("http-path") => {
-                http_only.get_or_insert_with(|| "--http-path".into());
-                http_options = http_options.with_path(parser.value()?.string()?);
-            }
-            Long("stateless") => {
-                http_only.get_or_insert_with(|| "--stateless".into());
-                http_options = http_options.with_stateless(true);
-            }
-            Long("session-idle") => {
-                http_only.get_or_insert_with(|| "--session-idle".into());
-                let seconds: u64 = parser.value()?.parse()?;
-                http_options = http_options.with_session_idle(Duration::from_secs(seconds.max(1)));
-            }
-            Long("tokens") => {
-                http_only.get_or_insert_with(|| "--tokens".into());
-                http_options = http_options.with_tokens_file(Some(parser.value()?.into()));
-            }
-            Long("allow-origin") => {
-                http_only.get_or_insert_with(|| "--allow-origin".into());
-                http_options.allowed_origins.push(parser.value()?.string()?);
-            }
-            Long("cors") => {
-                http_only.get_or_insert_with(|| "--cors".into());
-                http_options.cors_origins.push(parser.value()?.string()?);
-            }
-            Long("rate-limit") => {
-                http_only.get_or_insert_with(|| "--rate-limit".into());
-                http_options = http_options.with_rate_limit_per_minute(parser.value()?.parse()?);
-            }
-            Long("max-inflight-body") => {
-                http_only.get_or_insert_with(|| "--max-inflight-body".into());
-                let text = parser.value()?.string()?;
-                http_options =
-                    http_options.with_max_inflight_body(parse_bytes("--max-inflight-body", &text)?);
-            }
-            Long("max-concurrent-per-token") => {
-                http_only.get_or_insert_with(|| "--max-concurrent-per-token".into());
-                http_options = http_options.with_max_concurrent_per_token(parser.value()?.parse()?);
-            }
-            Long("metrics") => {
-                http_only.get_or_insert_with(|| "--metrics".into());
-                let addr = parse_addr(&parser.value()?.string()?)
-                    .map_err(|e| UsageError(e.0.replace("--http", "--metrics")))?;
-                http_options = http_options.with_metrics_addr(Some(addr));
-            }
-            Long("audit") => {
-                http_only.get_or_insert_with(|| "--audit".into());
-                http_options = http_options.with_audit_file(Some(parser.value()?.into()));
-            }
-            Long("session-secret-file") => {
-                http_only.get_or_insert_with(|| "--session-secret-file".into());
-                http_options = http_options.with_session_secret_file(Some(parser.value()?.into()));
-            }
+            // An unknown name is an error when the server is made (`OptionsError`).
+            Long("tools") => tools = Some(comma_list(&parser.value()?.string()?)),
             Long("log-format") => match parser.value()?.string()?.as_str() {
                 "json" => json_logs = true,
                 "text" => json_logs = false,
@@ -242,14 +142,14 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
                     )));
                 }
             },
+            Long(flag) if http::FLAGS.contains(&flag) => {
+                let flag = flag.to_owned();
+                http_flags.read(&flag, &mut parser)?;
+            }
             _ => return Err(arg.unexpected().into()),
         }
     }
-    let http = match (http, http_only) {
-        (Some(http), _) => Some(Box::new(http_options.with_addr(http.addr))),
-        (None, Some(flag)) => return Err(UsageError(format!("{flag} needs --http ADDR"))),
-        (None, None) => None,
-    };
+    let http = http_flags.finish()?;
     let docs = docs.or_else(|| {
         ["BOTMESH_DOCS_DIR", "BOTWA_DOCS_DIR"]
             .into_iter()
@@ -299,42 +199,7 @@ fn init_logging(http: bool, json: bool) {
     }
 }
 
-/// The glibc variable that fixes malloc's mmap threshold (the bytes from which an allocation gets
-/// its own mapping, returned to the system when freed).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const MMAP_THRESHOLD_VAR: &str = "MALLOC_MMAP_THRESHOLD_";
-
-/// Serving HTTP, restarts the process (same pid, same arguments) with glibc's mmap threshold fixed
-/// at its initial 128 KiB, unless the environment already sets it.
-///
-/// glibc raises the threshold to the size of each large block freed (up to 32 MiB), so after a
-/// burst of 15 MiB bodies, blocks of that size stay in the heap: measured with
-/// `crates/mcp-http/benches/body-burst.py`, resident memory stayed at 51 MiB instead of going back
-/// to 5.6 MiB (see docs/guide/hosting.md). `mallopt` would need `unsafe`, which the workspace
-/// forbids; the variable is read by glibc at start-up, hence the `exec`. Runs before any thread
-/// exists; on failure the server simply runs with glibc's defaults.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn fixed_mmap_threshold() {
-    use std::os::unix::process::CommandExt;
-    if std::env::var_os(MMAP_THRESHOLD_VAR).is_some() {
-        return;
-    }
-    let Ok(exe) = std::env::current_exe() else {
-        return;
-    };
-    let error = std::process::Command::new(exe)
-        .args(std::env::args_os().skip(1))
-        .env(MMAP_THRESHOLD_VAR, "131072")
-        .exec();
-    // Only reached when exec failed; logging is not set up yet.
-    let _ = error;
-}
-
-#[expect(
-    clippy::print_stdout,
-    clippy::print_stderr,
-    reason = "the command's own help, version, token and usage errors"
-)]
+#[expect(clippy::print_stdout, reason = "the command's own help and version")]
 fn main() -> ExitCode {
     let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let command = match args.first().and_then(|arg| arg.to_str()) {
@@ -357,66 +222,37 @@ fn main() -> ExitCode {
             println!("botmesh-mcp {}", botmesh_mcp::SERVER_VERSION);
             ExitCode::SUCCESS
         }
-        Ok(Command::NewToken { scopes, tokens }) => {
-            match botmesh_mcp_http::new_token(&tokens, &scopes) {
-                Ok(token) => {
-                    println!("{token}");
-                    eprintln!(
-                        "botmesh-mcp: token added to {} (shown once; only its hash is stored)",
-                        tokens.display()
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(error) => {
-                    eprintln!("botmesh-mcp: {error}");
-                    ExitCode::from(2)
-                }
-            }
-        }
+        Ok(Command::NewToken { scopes, tokens }) => http::new_token(&scopes, &tokens),
         Ok(Command::Serve(options, http, json_logs)) => {
-            #[cfg(all(target_os = "linux", target_env = "gnu"))]
             if http.is_some() {
-                fixed_mmap_threshold();
+                http::fixed_mmap_threshold();
             }
             init_logging(http.is_some(), json_logs);
-            match http {
-                None => match run_stdio(options) {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(error) => {
-                        tracing::error!("{error}");
-                        ExitCode::FAILURE
-                    }
+            let served = match http {
+                None => run_stdio(options),
+                Some(http) => match create_mcp_server(options) {
+                    Ok(server) => return http::serve(server, http),
+                    Err(error) => Err(ServeError::Options(error)),
                 },
-                Some(http) => match botmesh_mcp_http::serve(create_mcp_server(options), *http) {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(error) => {
-                        eprintln!("botmesh-mcp: {error}");
-                        ExitCode::from(2)
-                    }
-                },
+            };
+            match served {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(ServeError::Options(OptionsError::UnknownTool { name, known })) => usage_error(
+                    &format!("--tools: unknown tool \"{name}\" (known: {known})"),
+                ),
+                Err(error) => {
+                    tracing::error!("{error}");
+                    ExitCode::FAILURE
+                }
             }
         }
-        Err(UsageError(message)) => {
-            eprintln!("botmesh-mcp: {message}\n\n{USAGE}");
-            ExitCode::from(2)
-        }
+        Err(UsageError(message)) => usage_error(&message),
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::parse_bytes;
-
-    #[test]
-    fn byte_counts_take_binary_suffixes_and_refuse_junk() {
-        let ok = |text| parse_bytes("--x", text).ok();
-        assert_eq!(ok("1024"), Some(1024));
-        assert_eq!(ok("64M"), Some(64 << 20));
-        assert_eq!(ok("64MiB"), Some(64 << 20));
-        assert_eq!(ok("2g"), Some(2 << 30));
-        assert_eq!(ok("8KB"), Some(8 << 10));
-        for bad in ["", "0", "M", "-1", "1.5M", "12Q"] {
-            assert_eq!(ok(bad), None, "{bad}");
-        }
-    }
+/// Prints a usage error and the usage on stderr; exit status 2.
+#[expect(clippy::print_stderr, reason = "the command's own usage errors")]
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("botmesh-mcp: {message}\n\n{USAGE}");
+    ExitCode::from(2)
 }

@@ -43,7 +43,7 @@ impl Server {
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (tx, rx) = std::sync::mpsc::channel();
-        let server = create_mcp_server(server);
+        let server = create_mcp_server(server).expect("valid server options");
         let thread = std::thread::spawn(move || {
             serve_with(
                 server,

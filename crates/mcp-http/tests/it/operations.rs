@@ -470,7 +470,7 @@ fn instances_sharing_a_session_secret_accept_each_others_sessions() {
     let short = dir.0.join("short");
     std::fs::write(&short, "short").unwrap();
     let refused = serve_with(
-        botmesh_mcp::create_mcp_server(Default::default()),
+        botmesh_mcp::create_mcp_server(Default::default()).unwrap(),
         HttpOptions::default()
             .with_addr("127.0.0.1:0".parse().unwrap())
             .with_session_secret_file(Some(short)),
