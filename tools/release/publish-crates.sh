@@ -54,7 +54,7 @@ for name in "${crates[@]}"; do
       cargo publish --locked --dry-run -p "$name"
     else
       cargo package --locked --list -p "$name" >/dev/null
-      echo "$name: would be published after ${crates[0]} (packaging checked, build not verified)"
+      echo "$name: packaging checked (its build is verified by cargo publish once its workspace dependencies are on crates.io)"
     fi
     continue
   fi
