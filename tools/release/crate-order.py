@@ -7,8 +7,10 @@ usage: python3 tools/release/crate-order.py [--check]
 
 Reads `cargo metadata --no-deps`; a crate with `publish = false` (xtask) is left out. Ties are
 broken by name, so the order is stable. `--check` also fails when a published crate depends
-on a workspace crate that is not published, or when the crates do not all carry one version
-(they are kept in lockstep through `[workspace.package]`).
+on a workspace crate that is not published, when the crates do not all carry one version
+(they are kept in lockstep through `[workspace.package]`), or when a crate asks for another at
+an older version (the `version` of each internal crate in `[workspace.dependencies]`, and of
+`botmesh-mcp-http` in crates/mcp-bin/Cargo.toml, must be bumped with it).
 """
 import json
 import subprocess
@@ -41,6 +43,11 @@ def main() -> int:
             # A path dev-dependency without a version is dropped by `cargo publish`.
             if dependency.get("kind") == "dev" and dependency.get("req") in (None, "*"):
                 continue
+            wanted = f"^{members[other]['version']}"
+            if check and dependency.get("req") not in (wanted, "*", None):
+                problems.append(
+                    f"{name} asks for {other} {dependency.get('req')}, not {wanted} (versions move in lockstep)"
+                )
             if other not in published:
                 problems.append(f"{name} depends on {other}, which is not published")
                 continue

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Publishes the workspace crates to crates.io in dependency order (tools/release/crate-order.py),
-# one `cargo publish --locked -p NAME` each, and waits after each until the crates.io index
-# serves the new version, so the next crate's verification build can resolve it.
+# Publishes the workspace crates to crates.io in dependency order (tools/release/crate-order.py
+# works it out and checks it can be; cargo follows the same order), with one
+# `cargo publish --locked -p NAME -p NAME ...`, then checks that the crates.io index serves
+# every one of them.
 #
 # usage: tools/release/publish-crates.sh VERSION [--dry-run]
 #
@@ -42,28 +43,37 @@ for name in "${crates[@]}"; do
   fi
 done
 
+pending=()
 for name in "${crates[@]}"; do
   if on_index "$name"; then
     echo "$name $version is already on crates.io: skipped"
-    continue
+  else
+    pending+=("$name")
   fi
-  if $dry_run; then
-    # Only the first crate can be verified before the others are on crates.io: the rest
-    # resolve their workspace dependencies from the registry. List what would be packaged.
-    if [ "$name" = "${crates[0]}" ]; then
-      cargo publish --locked --dry-run -p "$name"
-    else
-      cargo package --locked --list -p "$name" >/dev/null
-      echo "$name: packaging checked (its build is verified by cargo publish once its workspace dependencies are on crates.io)"
-    fi
-    continue
-  fi
-  cargo publish --locked -p "$name"
-  # cargo itself waits for the index, but gives up quietly after a while: wait up to 10 minutes.
+done
+if [ "${#pending[@]}" = 0 ]; then
+  echo "every crate is on crates.io at $version"
+  exit 0
+fi
+
+# One `cargo publish` for all the pending crates (Cargo 1.90 and later): it packages them and
+# verifies each one's build against the others before it uploads the first, then uploads them
+# in dependency order, waiting for the index between them.
+packages=()
+for name in "${pending[@]}"; do packages+=(-p "$name"); done
+if $dry_run; then
+  cargo publish --locked --dry-run "${packages[@]}"
+  echo "dry run: ${pending[*]} packaged and verified, nothing uploaded"
+  exit 0
+fi
+cargo publish --locked "${packages[@]}"
+
+# Cargo gives up waiting quietly after a while: make sure each one is on the index.
+for name in "${pending[@]}"; do
   for attempt in $(seq 1 60); do
     if on_index "$name"; then break; fi
     if [ "$attempt" = 60 ]; then
-      echo "publish-crates: $name $version was published but is not on the index after 10 minutes" >&2
+      echo "publish-crates: $name $version was uploaded but is not on the index after 10 minutes" >&2
       exit 1
     fi
     sleep 10
