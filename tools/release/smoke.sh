@@ -7,8 +7,8 @@
 # - `check` on the example flows;
 # - what each platform needs of the file itself: on Linux a static executable (so it runs on
 #   musl systems such as Alpine too: checked in an Alpine container when Docker is there); on
-#   macOS the deployment target (`minos`) no higher than Rust's default for the target (11.0
-#   on arm64, 10.12 on x86-64) and a valid code signature (the kernel kills an unsigned arm64
+#   macOS the deployment target (`minos`, or `version` of LC_VERSION_MIN_MACOSX) no higher than
+#   Rust's default for the target (11.0 on arm64, 10.12 on x86-64) and a valid code signature (the kernel kills an unsigned arm64
 #   binary).
 #
 # usage: tools/release/smoke.sh PLATFORM BINARY     (PLATFORM: linux-x64, darwin-arm64, ...)
@@ -46,8 +46,10 @@ case "$platform" in
     ;;
   darwin-*)
     case "$platform" in darwin-arm64) most=11.0 ;; *) most=10.12 ;; esac
-    minos=$(otool -l "$bin" | awk '/LC_BUILD_VERSION/ { found = 1 } found && $1 == "minos" { print $2; exit }')
-    [ -n "$minos" ] || fail "no LC_BUILD_VERSION minos in $bin"
+    # LC_BUILD_VERSION's `minos`, or for targets older than 10.14 LC_VERSION_MIN_MACOSX's `version`.
+    minos=$(otool -l "$bin" | awk '$1 == "cmd" { cmd = $2 }
+      (cmd == "LC_BUILD_VERSION" && $1 == "minos") || (cmd == "LC_VERSION_MIN_MACOSX" && $1 == "version") { print $2; exit }')
+    [ -n "$minos" ] || fail "no minimum macOS version (LC_BUILD_VERSION or LC_VERSION_MIN_MACOSX) in $bin"
     awk -v a="$minos" -v b="$most" 'BEGIN { split(a, x, "."); split(b, y, ".");
       exit !(x[1] + 0 < y[1] + 0 || (x[1] + 0 == y[1] + 0 && x[2] + 0 <= y[2] + 0)) }' ||
       fail "minos $minos: it would not start on macOS $most"
