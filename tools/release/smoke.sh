@@ -26,7 +26,8 @@ got=$("$bin" --version | tr -d '\r')
 echo "smoke ($platform): $got"
 
 (cd tools/clients && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-node tools/clients/ts-client.mjs --label "ts-sdk ($platform)" -- "$bin"
+# 60 s: a new executable's first start can be slow on Windows (the antivirus scans it).
+node tools/clients/ts-client.mjs --label "ts-sdk ($platform)" --timeout 60 -- "$bin"
 "$bin" check --subflows examples/flows examples/flows/*.json >/dev/null
 echo "smoke ($platform): check on examples/flows passed"
 
