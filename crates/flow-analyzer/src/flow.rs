@@ -3,7 +3,7 @@
 //! Compilation walks the JSON directly. It never panics: a reference that does not resolve
 //! (impossible in a valid document) is skipped rather than followed.
 
-use crate::fxhash::FxHashMap;
+use rustc_hash::FxHashMap;
 
 use std::borrow::Cow;
 use std::ops::Range;

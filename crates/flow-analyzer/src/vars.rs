@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::flow::{Flow, Key, Kind};
-use crate::fxhash::FxHashSet;
+use rustc_hash::FxHashSet;
 use crate::text::{Placeholder, find_pair, placeholders};
 
 /// Where in a step a variable is used.
