@@ -259,25 +259,33 @@ impl Shape {
         }
     }
 
-    fn rule(self) -> &'static str {
+    /// The rule a name breaks, with the lengths from the limits (a pattern's `{0,63}` is a
+    /// first character and up to `MAX_* - 1` more).
+    fn rule(self) -> String {
         match self {
-            Shape::FlowId => {
-                "must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, \"_\" or \"-\""
+            Shape::FlowId => format!(
+                "must be a flow id: a lowercase letter, then up to {} lowercase letters, digits, \"_\" or \"-\"",
+                MAX_FLOW_ID - 1
+            ),
+            Shape::StepId => format!(
+                "must be a step id: a letter, then up to {} letters, digits, \"_\" or \"-\"",
+                MAX_STEP_ID - 1
+            ),
+            Shape::Variable => format!(
+                "must be a variable name: a lowercase letter or \"_\", then up to {} lowercase letters, digits or \"_\"",
+                MAX_VARIABLE_NAME - 1
+            ),
+            Shape::Locale => "must be a locale such as \"en\" or \"pt-BR\"".to_owned(),
+            Shape::TemplateName => format!(
+                "must be a template name of 1-{MAX_TEMPLATE_NAME} lowercase letters, digits or \"_\""
+            ),
+            Shape::TemplateLanguage => {
+                "must be a template language such as \"en\" or \"pt_BR\"".to_owned()
             }
-            Shape::StepId => {
-                "must be a step id: a letter, then up to 63 letters, digits, \"_\" or \"-\""
-            }
-            Shape::Variable => {
-                "must be a variable name: a lowercase letter or \"_\", then up to 63 lowercase letters, digits or \"_\""
-            }
-            Shape::Locale => "must be a locale such as \"en\" or \"pt-BR\"",
-            Shape::TemplateName => {
-                "must be a template name of 1-512 lowercase letters, digits or \"_\""
-            }
-            Shape::TemplateLanguage => "must be a template language such as \"en\" or \"pt_BR\"",
-            Shape::Handler => {
-                "must be a handler name: a letter, then up to 127 letters, digits, \"_\" or \".\""
-            }
+            Shape::Handler => format!(
+                "must be a handler name: a letter, then up to {} letters, digits, \"_\" or \".\"",
+                MAX_HANDLER - 1
+            ),
         }
     }
 }
@@ -310,18 +318,17 @@ pub fn validate(document: &Value) -> Validation {
 /// Why `version` is not the current version, or `None` when it is.
 fn version_problem(version: Option<&Value>) -> Option<String> {
     let Some(version) = version else {
-        return Some(
-            "document has no version (read as version 0), the current version is 2: call flow_migrate first"
-                .to_owned(),
-        );
+        return Some(format!(
+            "document has no version (read as version 0), the current version is {CURRENT_VERSION}: call flow_migrate first"
+        ));
     };
     match as_integer(version) {
         Some(n) if n == CURRENT_VERSION as f64 => None,
         Some(n) if n == 0.0 || n == 1.0 => Some(format!(
-            "document version is {n}, the current version is 2: call flow_migrate first"
+            "document version is {n}, the current version is {CURRENT_VERSION}: call flow_migrate first"
         )),
         _ => Some(format!(
-            "unsupported version {version}: the current version is 2 (call flow_migrate to upgrade versions 0 and 1)"
+            "unsupported version {version}: the current version is {CURRENT_VERSION} (call flow_migrate to upgrade versions 0 and 1)"
         )),
     }
 }
@@ -526,7 +533,7 @@ impl<'d> Validator<'d> {
         match value.as_str() {
             Some(s) if shape.matches(s) => Some(s),
             _ => {
-                self.issue(shape.rule().to_owned());
+                self.issue(shape.rule());
                 None
             }
         }
@@ -705,7 +712,10 @@ impl<'d> Validator<'d> {
     }
 
     fn variables(&mut self, value: &'d Value) {
-        let Some(object) = self.object(value, "an object of at most 100 variables") else {
+        let Some(object) = value.as_object() else {
+            self.issue(format!(
+                "must be an object of at most {MAX_VARIABLES} variables"
+            ));
             return;
         };
         if object.len() > MAX_VARIABLES {
