@@ -5,7 +5,9 @@
 //!   a new arrow is a decision, not an accident;
 //! - every Rust file starts with a `//!` comment saying what it is for;
 //! - no test is marked to expect a panic or to be skipped, also through `cfg_attr` (a test that
-//!   cannot fail, or does not run, is a defect).
+//!   cannot fail, or does not run, is a defect);
+//! - the step kinds are declared once (`step_shapes!` in `crates/flow-schema/src/model.rs`):
+//!   no other source file lists them all, as strings or as enum variants (tests may).
 //!
 //! Printing from libraries is left to the workspace's clippy lints (`print_stdout`,
 //! `print_stderr`), which see through macros better than a text search would.
@@ -65,6 +67,7 @@ pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
             .display()
             .to_string();
         problems.extend(file_problems(&shown, &text));
+        problems.extend(step_kind_problems(&shown, &text));
     }
     Ok(problems)
 }
@@ -200,6 +203,39 @@ fn file_problems(path: &str, text: &str) -> Vec<String> {
     problems
 }
 
+/// The file that declares the step kinds.
+const STEP_SHAPES: &str = "crates/flow-schema/src/model.rs";
+
+/// A source file other than the declaration that names every step kind, as a string literal
+/// (`"message"`) or as an enum variant (a line `Message,` or `Message {`), holds a second list
+/// of the kinds. Tests are exempt: they may write documents of every kind.
+fn step_kind_problems(path: &str, text: &str) -> Vec<String> {
+    let path_slashes = path.replace('\\', "/");
+    let test = path_slashes.ends_with("tests.rs") || path_slashes.contains("/tests/");
+    if path_slashes == STEP_SHAPES || test {
+        return Vec::new();
+    }
+    let kinds = botmesh_flow_schema::StepKind::ALL;
+    let as_strings = kinds
+        .iter()
+        .all(|kind| text.contains(&format!("\"{}\"", kind.as_str())));
+    let as_variants = kinds.iter().all(|kind| {
+        let variant = format!("{kind:?}");
+        text.lines().any(|line| {
+            line.trim()
+                .strip_prefix(&variant)
+                .is_some_and(|rest| matches!(rest.trim(), "," | "{" | "= {"))
+        })
+    });
+    if as_strings || as_variants {
+        vec![format!(
+            "{path}: lists every step kind again: use botmesh_flow_schema::StepKind, declared once in {STEP_SHAPES}"
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,5 +282,31 @@ mod tests {
         "#]]
         .assert_eq(&(file_problems("src/a.rs", &text).join("\n") + "\n"));
         assert!(file_problems("src/b.rs", "//! Fine.\nfn main() {}\n").is_empty());
+    }
+
+    #[test]
+    fn a_second_list_of_the_step_kinds_is_found() {
+        let kinds = botmesh_flow_schema::StepKind::ALL;
+        let strings: Vec<String> = kinds
+            .iter()
+            .map(|k| format!("\"{}\"", k.as_str()))
+            .collect();
+        let strings = format!("//! x\nconst KINDS: &[&str] = &[{}];\n", strings.join(", "));
+        let variants: Vec<String> = kinds.iter().map(|k| format!("    {k:?},\n")).collect();
+        let variants = format!("//! x\nenum Kind {{\n{}}}\n", variants.concat());
+        expect_test::expect![[r#"
+            crates/a/src/kinds.rs: lists every step kind again: use botmesh_flow_schema::StepKind, declared once in crates/flow-schema/src/model.rs
+        "#]]
+        .assert_eq(&(step_kind_problems("crates/a/src/kinds.rs", &strings).join("\n") + "\n"));
+        assert_eq!(
+            step_kind_problems("crates/a/src/kinds.rs", &variants).len(),
+            1
+        );
+        // One kind fewer is not a list of the kinds; tests and the declaration may list them.
+        let fewer = strings.replacen(&format!("\"{}\"", kinds[0].as_str()), "\"x\"", 1);
+        assert!(step_kind_problems("crates/a/src/kinds.rs", &fewer).is_empty());
+        assert!(step_kind_problems("crates/a/src/tests.rs", &strings).is_empty());
+        assert!(step_kind_problems("crates/a/tests/it/main.rs", &variants).is_empty());
+        assert!(step_kind_problems(STEP_SHAPES, &variants).is_empty());
     }
 }
