@@ -7,7 +7,9 @@
 //! - no test is marked to expect a panic or to be skipped, also through `cfg_attr` (a test that
 //!   cannot fail, or does not run, is a defect);
 //! - the step kinds are declared once (`step_shapes!` in `crates/flow-schema/src/model.rs`):
-//!   no other source file lists them all, as strings or as enum variants (tests may).
+//!   no other source file lists them all, as strings or as enum variants (tests may);
+//! - every limit constant of the product (`MAX_*`, `MIN_*`, `*_LIMIT` in `crates/`) has a row
+//!   in the Limits section of `ARCHITECTURE.md`.
 //!
 //! Printing from libraries is left to the workspace's clippy lints (`print_stdout`,
 //! `print_stderr`), which see through macros better than a text search would.
@@ -55,6 +57,7 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
 /// Every broken rule, one sentence each.
 pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     let mut problems = dependency_problems(&workspace_edges(root)?);
+    let architecture = std::fs::read_to_string(root.join("ARCHITECTURE.md"))?;
     let mut files = Vec::new();
     for folder in SOURCE_FOLDERS {
         files.extend(crate::files_with_extension(&root.join(folder), "rs")?);
@@ -68,6 +71,7 @@ pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
             .to_string();
         problems.extend(file_problems(&shown, &text));
         problems.extend(step_kind_problems(&shown, &text));
+        problems.extend(limit_problems(&shown, &text, &architecture));
     }
     Ok(problems)
 }
@@ -236,6 +240,40 @@ fn step_kind_problems(path: &str, text: &str) -> Vec<String> {
     }
 }
 
+/// Limit constants of the product's crates (not tests) that the Limits table of
+/// `ARCHITECTURE.md` does not name (as `` `NAME` `` or `` `path::NAME` ``).
+fn limit_problems(path: &str, text: &str, architecture: &str) -> Vec<String> {
+    let path_slashes = path.replace('\\', "/");
+    let test = path_slashes.ends_with("tests.rs") || path_slashes.contains("/tests/");
+    if !path_slashes.starts_with("crates/") || test {
+        return Vec::new();
+    }
+    let limits = architecture
+        .split_once("\n## Limits\n")
+        .map_or("", |(_, rest)| rest.split("\n## ").next().unwrap_or(rest));
+    let mut problems = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let Some((_, rest)) = line.split_once("const ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+            .collect();
+        let limit = name.starts_with("MAX_")
+            || name.starts_with("MIN_")
+            || name.starts_with("DEFAULT_MAX_")
+            || name.ends_with("_LIMIT");
+        if limit && !line.trim_start().starts_with("//") && !limits.contains(&format!("{name}`")) {
+            problems.push(format!(
+                "{path}:{}: the limit {name} has no row in the Limits section of ARCHITECTURE.md: add one naming it",
+                index + 1
+            ));
+        }
+    }
+    problems
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,5 +346,19 @@ mod tests {
         assert!(step_kind_problems("crates/a/src/tests.rs", &strings).is_empty());
         assert!(step_kind_problems("crates/a/tests/it/main.rs", &variants).is_empty());
         assert!(step_kind_problems(STEP_SHAPES, &variants).is_empty());
+    }
+
+    #[test]
+    fn a_limit_missing_from_the_architecture_table_is_found() {
+        let architecture = "# A\n`MAX_B`\n## Limits\n| x | 1 | `a::MAX_A` |\n## Next\n`MAX_C`\n";
+        let text = "//! x\npub const MAX_A: usize = 1;\nconst MAX_B: u8 = 2;\n// const MIN_X: u8 = 0;\n\
+                    pub(crate) const BODY_LIMIT: usize = 3;\nconst MAXIMUM: u8 = 4;\n";
+        expect_test::expect![[r#"
+            crates/a/src/lib.rs:3: the limit MAX_B has no row in the Limits section of ARCHITECTURE.md: add one naming it
+            crates/a/src/lib.rs:5: the limit BODY_LIMIT has no row in the Limits section of ARCHITECTURE.md: add one naming it
+        "#]]
+        .assert_eq(&(limit_problems("crates/a/src/lib.rs", text, architecture).join("\n") + "\n"));
+        assert!(limit_problems("crates/a/src/tests.rs", text, architecture).is_empty());
+        assert!(limit_problems("xtask/src/dist.rs", text, architecture).is_empty());
     }
 }
