@@ -37,20 +37,20 @@ pub(super) fn tools() -> Vec<Tool> {
 }
 
 fn flow_validate() -> Tool {
-    Tool::new(
-        "flow_validate",
-        "Validate a flow document",
-        "Validate a botmesh flow document (version 2) against the flow contract: shape, limits, \
+    Tool {
+        name: "flow_validate",
+        title: "Validate a flow document",
+        description: "Validate a botmesh flow document (version 2) against the flow contract: shape, limits, \
          patterns, per-kind fields and reference integrity. Returns { valid, issues: [{ path, \
          message }], summary? }: each issue is a JSON Pointer and one sentence naming the rule. An \
          invalid document is a successful call with valid: false. A version 0 or 1 document gets \
          one issue telling you to call flow_migrate first.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({ "document": document_property(DOCUMENT) }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "valid": { "type": "boolean" },
@@ -68,15 +68,17 @@ fn flow_validate() -> Tool {
             },
             "required": ["valid", "issues"]
         }),
-        |_, arguments| Ok(to_payload(schema::validate(arg(arguments, "document")?))?.into()),
-    )
+        handler: Tool::handler(|_, arguments| {
+            Ok(to_payload(schema::validate(arg(arguments, "document")?))?.into())
+        }),
+    }
 }
 
 fn flow_analyze() -> Tool {
-    Tool::new(
-        "flow_analyze",
-        "Analyze, draw and lint a flow document",
-        "Validate a flow document and the subflows it calls, compile them to a graph, draw it \
+    Tool {
+        name: "flow_analyze",
+        title: "Analyze, draw and lint a flow document",
+        description: "Validate a flow document and the subflows it calls, compile them to a graph, draw it \
          (Mermaid flowchart text by default, or the graph as JSON with format: \"json\") and lint \
          the set (12 stable codes: unreachable-step, infinite-loop, missing-subflow, \
          subflow-cycle, undefined-variable, unused-variable, duplicate-title, duplicate-case, \
@@ -84,8 +86,8 @@ fn flow_analyze() -> Tool {
          issues, diagnostics, mermaid | graph, summary }; each issue and diagnostic carries \
          source: \"document\" or \"subflows/N\", a JSON Pointer and one sentence saying what to \
          change. An invalid document or subflow gives valid: false with its issues and no drawing.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "document": document_property(DOCUMENT),
                 "subflows": {
@@ -108,7 +110,7 @@ fn flow_analyze() -> Tool {
             }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "valid": { "type": "boolean" },
@@ -146,7 +148,7 @@ fn flow_analyze() -> Tool {
             },
             "required": ["valid", "issues", "diagnostics", "summary"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let format = match arguments.get("format").and_then(Value::as_str) {
                 None => analyzer::Format::default(),
                 Some(format) => format
@@ -164,21 +166,21 @@ fn flow_analyze() -> Tool {
                 .and_then(Value::as_array)
                 .map_or(&[][..], Vec::as_slice);
             Ok(analyzer::analyze(arg(arguments, "document")?, subflows, format, direction).into())
-        },
-    )
+        }),
+    }
 }
 
 fn flow_migrate() -> Tool {
-    Tool::new(
-        "flow_migrate",
-        "Migrate a flow document",
-        "Migrate a flow document from version 0 (no version key) or 1 to a target version \
+    Tool {
+        name: "flow_migrate",
+        title: "Migrate a flow document",
+        description: "Migrate a flow document from version 0 (no version key) or 1 to a target version \
          (default 2, the current one). Returns { document, from, to, applied: [{ from, to, \
          changes }], issues }: every change is listed as a sentence and nothing is dropped \
          silently; issues are the validation issues of the result when to is 2. A version that is \
          not an integer 0-2, or a target below the document's version, is an error.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "document": document_property(DOCUMENT),
                 "target": {
@@ -191,7 +193,7 @@ fn flow_migrate() -> Tool {
             }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "document": { "type": "object" },
@@ -213,7 +215,7 @@ fn flow_migrate() -> Tool {
             },
             "required": ["document", "from", "to", "applied", "issues"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let target = match arguments.get("target") {
                 None => schema::CURRENT_VERSION,
                 // The argument checker has verified an integer 0-2 (possibly spelled `2.0`).
@@ -224,27 +226,27 @@ fn flow_migrate() -> Tool {
             let migration = schema::migrate(arg(arguments, "document")?, target)
                 .map_err(|error| ToolError(error.to_string()))?;
             Ok(to_payload(migration)?.into())
-        },
-    )
+        }),
+    }
 }
 
 fn flow_diff() -> Tool {
-    Tool::new(
-        "flow_diff",
-        "Compare two flow documents",
-        "Compare two flow documents step by step (steps matched by id; both sides migrated to \
+    Tool {
+        name: "flow_diff",
+        title: "Compare two flow documents",
+        description: "Compare two flow documents step by step (steps matched by id; both sides migrated to \
          version 2 first). Returns { changed, metadata, added, removed, changedSteps: [{ id, \
          fields }], reordered, before, after }, where before/after are the canonical digests of \
          the two sides. Key order, whitespace and number spelling never count as changes.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "left": document_property("The earlier flow document."),
                 "right": document_property("The later flow document.")
             }),
             &["left", "right"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "changed": { "type": "boolean" },
@@ -268,28 +270,28 @@ fn flow_diff() -> Tool {
             },
             "required": ["changed", "metadata", "added", "removed", "changedSteps", "before", "after"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let diff = schema::diff(arg(arguments, "left")?, arg(arguments, "right")?)
                 .map_err(|error| ToolError(error.to_string()))?;
             Ok(to_payload(diff)?.into())
-        },
-    )
+        }),
+    }
 }
 
 fn flow_digest() -> Tool {
-    Tool::new(
-        "flow_digest",
-        "Digest a flow document",
-        "Compute the canonical digest of a flow document: sha256 over its RFC 8785 canonical \
+    Tool {
+        name: "flow_digest",
+        title: "Digest a flow document",
+        description: "Compute the canonical digest of a flow document: sha256 over its RFC 8785 canonical \
          JSON, so key order, whitespace and number spelling never change it. Returns { digest: \
          \"sha256:<64 hex>\", version } (version 0 when the document has none). Use it to tell \
          whether two documents are the same.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({ "document": document_property(DOCUMENT) }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "digest": { "type": "string", "description": "sha256: followed by 64 lowercase hex digits." },
@@ -297,21 +299,23 @@ fn flow_digest() -> Tool {
             },
             "required": ["digest", "version"]
         }),
-        |_, arguments| Ok(to_payload(schema::digest(arg(arguments, "document")?))?.into()),
-    )
+        handler: Tool::handler(|_, arguments| {
+            Ok(to_payload(schema::digest(arg(arguments, "document")?))?.into())
+        }),
+    }
 }
 
 fn flow_schema() -> Tool {
     let cache: OnceLock<Value> = OnceLock::new();
-    Tool::new(
-        "flow_schema",
-        "Get the flow document JSON Schema",
-        "Return the JSON Schema (draft 2020-12) of a version 2 flow document, every limit by name, \
+    Tool {
+        name: "flow_schema",
+        title: "Get the flow document JSON Schema",
+        description: "Return the JSON Schema (draft 2020-12) of a version 2 flow document, every limit by name, \
          and the 14 step kinds (read from the schema itself). Returns { schema, limits, \
          stepKinds, version }.",
-        Scope::Flow,
-        input_schema(json!({}), &[]),
-        json!({
+        scope: Scope::Flow,
+        input_schema: input_schema(json!({}), &[]),
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "schema": { "type": "object" },
@@ -321,7 +325,7 @@ fn flow_schema() -> Tool {
             },
             "required": ["schema", "limits", "stepKinds", "version"]
         }),
-        move |_, _| {
+        handler: Tool::handler(move |_, _| {
             let payload = cache.get_or_init(|| {
                 // The embedded copy, not `json_schema()`: the server does not link the generator.
                 let document_schema: Value = serde_json::from_str(schema::FLOW_SCHEMA_JSON)
@@ -334,19 +338,19 @@ fn flow_schema() -> Tool {
                 })
             });
             Ok(ToolOutput::from(payload.clone()))
-        },
-    )
+        }),
+    }
 }
 
 fn flow_example() -> Tool {
-    Tool::new(
-        "flow_example",
-        "Get an example flow document",
-        "Return a complete, realistic version 2 flow document that validates and lints with no \
+    Tool {
+        name: "flow_example",
+        title: "Get an example flow document",
+        description: "Return a complete, realistic version 2 flow document that validates and lints with no \
          diagnostic: a starting point to adapt, and a reference for how each step kind is written.",
-        Scope::Flow,
-        input_schema(json!({}), &[]),
-        json!({
+        scope: Scope::Flow,
+        input_schema: input_schema(json!({}), &[]),
+        output_schema: json!({
             "type": "object",
             "description": "A version 2 flow document.",
             "properties": {
@@ -356,12 +360,12 @@ fn flow_example() -> Tool {
             },
             "required": ["version", "id", "steps"]
         }),
-        |_, _| {
+        handler: Tool::handler(|_, _| {
             let document: Value =
                 serde_json::from_str(schema::EXAMPLE_FLOW_DOCUMENT).map_err(|error| {
                     ToolError(format!("internal error: the example is not JSON: {error}"))
                 })?;
             Ok(document.into())
-        },
-    )
+        }),
+    }
 }
