@@ -989,6 +989,53 @@ fn the_step_tables_and_the_schema_agree_kind_by_kind_and_field_by_field() {
     assert_eq!(StepKind::parse("Message"), None);
 }
 
+/// The descriptions in `model.rs` (doc comments, which become the schema's `description`s and
+/// cannot name a constant) state the limits the validator applies.
+#[test]
+fn the_schema_descriptions_state_the_limits() {
+    use crate::limits as l;
+    fn descriptions(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(d)) = map.get("description") {
+                    out.push_str(d);
+                    out.push('\n');
+                }
+                map.values().for_each(|v| descriptions(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| descriptions(v, out)),
+            _ => {}
+        }
+    }
+    let mut text = String::new();
+    descriptions(&json_schema(), &mut text);
+    let phrases = [
+        format!("always the integer {}", l::CURRENT_VERSION),
+        format!("then up to {} lowercase letters", l::MAX_FLOW_ID - 1),
+        format!("one of 1 to {} values", l::MAX_IN_VALUES),
+        format!(
+            "conditions (at most {} levels deep)",
+            l::MAX_CONDITION_DEPTH
+        ),
+        format!("at most {} rows in all", l::MAX_LIST_ROWS),
+        format!("-{} to {}.", l::MAX_LATITUDE, l::MAX_LATITUDE),
+        format!("-{} to {}.", l::MAX_LONGITUDE, l::MAX_LONGITUDE),
+        format!("0 to {} (default {})", l::MAX_RETRIES, l::DEFAULT_RETRIES),
+        format!(
+            "{} to {} seconds",
+            l::MIN_DELAY_SECONDS,
+            l::MAX_DELAY_SECONDS
+        ),
+        format!("any JSON, at most {} levels deep", l::MAX_ARGS_DEPTH),
+    ];
+    for phrase in phrases {
+        assert!(
+            text.contains(&phrase),
+            "no schema description says \"{phrase}\": update the doc comment in model.rs"
+        );
+    }
+}
+
 /// The validator reports a missing required property and an unknown one on every kind, as the
 /// tables say, and a property of another kind as not allowed.
 #[test]
