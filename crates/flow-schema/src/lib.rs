@@ -34,6 +34,7 @@ mod limits;
 mod migrate;
 mod model;
 mod schema;
+mod step_shape;
 mod suggest;
 mod validate;
 
@@ -57,7 +58,7 @@ pub use limits::{
 pub use migrate::{AppliedStep, Migration, migrate};
 pub use model::{
     Button, Case, Comparison, Condition, FlowDocument, InputKind, MatchMode, MediaKind, Metadata,
-    Row, Scalar, Section, Step, Trigger, Variable,
+    Row, Scalar, Section, Step, StepKind, Trigger, Variable,
 };
 pub use schema::{FLOW_SCHEMA_JSON, json_schema, json_schema_string, limits_json, step_kinds};
 pub use validate::{Issue, Summary, TOP_LEVEL_KEYS, Validation, validate};
