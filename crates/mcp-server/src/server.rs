@@ -10,6 +10,15 @@ use serde_json::{Map, Value, json};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
 
+/// The methods served to a legacy (`initialize`) session.
+const LEGACY_METHODS: [&str; 5] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "server/discover",
+];
+
 /// The server: the tool catalogue and the docs index, shared by every connection.
 ///
 /// Cheap to clone (an `Arc` inside); `Send + Sync`, so one server can serve many sessions at
@@ -190,6 +199,11 @@ impl McpServer {
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
+        // The method is checked before its parameters: an unknown method is `-32601` whatever
+        // its `params` look like (an array included).
+        if !LEGACY_METHODS.contains(&method) {
+            return Err(method_not_found(method));
+        }
         let params = match params {
             None => Map::new(),
             Some(Value::Object(map)) => map,
@@ -201,10 +215,7 @@ impl McpServer {
             "tools/list" => self.tools_list(session.shape(), &params),
             "tools/call" => self.tools_call(session, session.shape(), &params),
             "server/discover" => Err(crate::modern::missing_meta()),
-            _ => Err(ErrorObject::new(
-                codes::METHOD_NOT_FOUND,
-                format!("method not found: {method}"),
-            )),
+            _ => Err(method_not_found(method)),
         }
     }
 
@@ -289,6 +300,13 @@ impl McpServer {
             Err(error) => error_result(error.0),
         })
     }
+}
+
+fn method_not_found(method: &str) -> ErrorObject {
+    ErrorObject::new(
+        codes::METHOD_NOT_FOUND,
+        format!("method not found: {method}"),
+    )
 }
 
 fn invalid_params(message: &str) -> ErrorObject {

@@ -305,6 +305,33 @@ fn protocol_errors() {
 }
 
 #[test]
+fn an_unknown_method_is_32601_whatever_its_params_also_in_a_batch() {
+    for params in [
+        r#","params":[]"#,
+        r#","params":[1,2]"#,
+        r#","params":{}"#,
+        "",
+    ] {
+        let single = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x"{params}}}"#);
+        let out = answers(test_server(), &single);
+        assert_eq!(error_codes(&out), [-32601], "{single}");
+        assert_eq!(out[0]["error"]["message"], "method not found: x");
+        let batch = format!(
+            r#"[{{"jsonrpc":"2.0","id":1,"method":"ping"}},{{"jsonrpc":"2.0","id":2,"method":"x"{params}}},{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":[]}}]"#
+        );
+        let out = answers(test_server(), &batch);
+        let batch_codes: Vec<i64> = out[0]
+            .as_array()
+            .expect("a batch answer")
+            .iter()
+            .map(|a| a["error"]["code"].as_i64().unwrap_or(0))
+            .collect();
+        // A known method still checks its params: tools/list with an array is -32602.
+        assert_eq!(batch_codes, [0, -32601, -32602], "{batch}");
+    }
+}
+
+#[test]
 fn scopes_restrict_tools_without_ending_the_session() {
     let server = test_server();
     let mut session = Session::new();
