@@ -1,0 +1,131 @@
+//! The context budget: what a fixed set of typical calls costs an agent.
+//!
+//! Run with `cargo bench -p botmesh-mcp --bench budget`. It prints a Markdown table: for each
+//! call, the bytes of the whole answer line (what a stdio client reads, exactly as
+//! `serve_stream` writes it, after a `2025-11-25` `initialize`), an estimate of tokens
+//! (bytes / 4, rounded up: a rough rule for JSON and English text, not a tokenizer), the
+//! characters of the text item, and the bytes of `structuredContent` serialized compactly.
+//! The figures are deterministic (no clock), so one run is enough.
+#![expect(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark program reports on stdout"
+)]
+
+use botmesh_mcp::internal::Session;
+use botmesh_mcp::{EXAMPLE_FLOW_DOCUMENT, ServerOptions, create_mcp_server};
+use serde_json::{Value, json};
+use std::path::Path;
+
+const INVALID: &str =
+    include_str!("../../flow-schema/test_data/flows/v2-invalid/dangling-references.json");
+const V0: &str = include_str!("../../flow-schema/test_data/flows/v0/pizza-es.json");
+const DIFF_LEFT: &str = include_str!("../../flow-schema/test_data/diff/legacy-vs-edited.left.json");
+const DIFF_RIGHT: &str =
+    include_str!("../../flow-schema/test_data/diff/legacy-vs-edited.right.json");
+
+fn document(text: &str) -> Value {
+    serde_json::from_str(text).expect("a JSON test document")
+}
+
+fn main() {
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+    let server = create_mcp_server(ServerOptions::default().with_docs_dir(Some(docs)));
+    let mut session = Session::new();
+    server
+        .handle_text(
+            &mut session,
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"budget","version":"1"}}}"#,
+        )
+        .expect("initialize answers");
+    let example = document(EXAMPLE_FLOW_DOCUMENT);
+    let calls: Vec<(&str, &str, Value)> = vec![
+        (
+            "validate (valid)",
+            "flow_validate",
+            json!({ "document": example }),
+        ),
+        (
+            "validate (invalid)",
+            "flow_validate",
+            json!({ "document": document(INVALID) }),
+        ),
+        (
+            "analyze (mermaid)",
+            "flow_analyze",
+            json!({ "document": example }),
+        ),
+        (
+            "analyze (json)",
+            "flow_analyze",
+            json!({ "document": example, "format": "json" }),
+        ),
+        (
+            "migrate (v0)",
+            "flow_migrate",
+            json!({ "document": document(V0) }),
+        ),
+        (
+            "diff",
+            "flow_diff",
+            json!({ "left": document(DIFF_LEFT), "right": document(DIFF_RIGHT) }),
+        ),
+        ("digest", "flow_digest", json!({ "document": example })),
+        ("schema", "flow_schema", json!({})),
+        ("example", "flow_example", json!({})),
+        ("docs search", "docs_search", json!({ "query": "subflow" })),
+        (
+            "docs page",
+            "docs_page",
+            json!({ "path": "reference/flow-document.md" }),
+        ),
+    ];
+    println!("| call | answer bytes | ≈ tokens | text chars | structuredContent bytes |");
+    println!("|---|---:|---:|---:|---:|");
+    let mut total = 0;
+    for (id, (label, name, arguments)) in calls.into_iter().enumerate() {
+        let request = json!({
+            "jsonrpc": "2.0", "id": id + 1, "method": "tools/call",
+            "params": { "name": name, "arguments": arguments },
+        });
+        let line = server
+            .handle_text(&mut session, &request.to_string())
+            .expect("a request is answered");
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        let result = &answer["result"];
+        assert!(result["isError"] != json!(true), "{label}: {line}");
+        let text: usize = result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|item| item["text"].as_str())
+            .map(|text| text.chars().count())
+            .sum();
+        let structured = serde_json::to_string(&result["structuredContent"])
+            .unwrap()
+            .len();
+        total += line.len();
+        println!(
+            "| {label} | {} | {} | {text} | {structured} |",
+            line.len(),
+            line.len().div_ceil(4)
+        );
+    }
+    let line = server
+        .handle_text(
+            &mut session,
+            r#"{"jsonrpc":"2.0","id":99,"method":"tools/list"}"#,
+        )
+        .expect("tools/list answers");
+    total += line.len();
+    println!(
+        "| tools/list | {} | {} | | |",
+        line.len(),
+        line.len().div_ceil(4)
+    );
+    println!(
+        "| **total** | **{total}** | **{}** | | |",
+        total.div_ceil(4)
+    );
+}
