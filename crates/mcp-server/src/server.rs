@@ -321,7 +321,7 @@ fn error_result(message: String) -> Value {
 fn success_result(output: ToolOutput, revision: Revision) -> Value {
     let text = match output.text {
         Some(text) => text,
-        None => serde_json::to_string_pretty(&output.payload).unwrap_or_default(),
+        None => output.payload.to_string(),
     };
     let mut result = Map::new();
     result.insert("content".into(), json!([{ "type": "text", "text": text }]));
