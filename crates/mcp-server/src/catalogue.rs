@@ -4,10 +4,6 @@ use botmesh_docs_search::DocsIndex;
 use serde_json::{Map, Value, json};
 use std::fmt;
 
-/// The most characters a tool's text item holds unless the caller asked for more
-/// (`docs_page` `length`, `fullText: true`).
-pub const TEXT_LIMIT: usize = 100_000;
-
 /// The permission a tool needs (HTTP tokens carry scopes; stdio has them all).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
@@ -46,7 +42,7 @@ impl fmt::Display for ToolError {
 
 /// What a handler returns: a JSON object payload, and the text to show when the payload's text
 /// form is not its compact JSON (`docs_page` returns the Markdown itself; `flow_analyze` and
-/// `flow_migrate` leave their bulk out of a text that would pass [`TEXT_LIMIT`]).
+/// `flow_migrate` leave their bulk out of a text that would pass 100,000 characters).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
     /// The structured payload (a JSON object).

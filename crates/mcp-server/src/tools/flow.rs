@@ -1,6 +1,6 @@
 //! The flow tools: thin wrappers over `botmesh-flow-schema` and `botmesh-flow-analyzer`.
 
-use super::{arg, document_property, input_schema, to_payload};
+use super::{arg, bounded_output, document_property, full_text_property, input_schema, to_payload};
 use crate::catalogue::{Scope, Tool, ToolError, ToolOutput};
 use botmesh_flow_analyzer as analyzer;
 use botmesh_flow_schema as schema;
@@ -104,7 +104,8 @@ fn flow_analyze() -> Tool {
                     "enum": ["TD", "LR", "BT", "RL"],
                     "default": "TD",
                     "description": "Mermaid flowchart direction."
-                }
+                },
+                "fullText": full_text_property()
             }),
             &["document"],
         ),
@@ -163,7 +164,14 @@ fn flow_analyze() -> Tool {
                 .get("subflows")
                 .and_then(Value::as_array)
                 .map_or(&[][..], Vec::as_slice);
-            Ok(analyzer::analyze(arg(arguments, "document")?, subflows, format, direction).into())
+            let analysis =
+                analyzer::analyze(arg(arguments, "document")?, subflows, format, direction);
+            Ok(bounded_output(
+                "flow_analyze",
+                analysis,
+                &["mermaid", "graph"],
+                arguments,
+            ))
         },
     )
 }
@@ -187,7 +195,8 @@ fn flow_migrate() -> Tool {
                     "maximum": schema::CURRENT_VERSION,
                     "default": schema::CURRENT_VERSION,
                     "description": "Version to migrate to (default: the current version, 2)."
-                }
+                },
+                "fullText": full_text_property()
             }),
             &["document"],
         ),
@@ -223,7 +232,12 @@ fn flow_migrate() -> Tool {
             };
             let migration = schema::migrate(arg(arguments, "document")?, target)
                 .map_err(|error| ToolError(error.to_string()))?;
-            Ok(to_payload(migration)?.into())
+            Ok(bounded_output(
+                "flow_migrate",
+                to_payload(migration)?,
+                &["document"],
+                arguments,
+            ))
         },
     )
 }
