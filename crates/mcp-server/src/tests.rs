@@ -163,7 +163,7 @@ fn structured_output_only_from_2025_06_18() {
             assert!(!tool["description"].as_str().unwrap_or_default().is_empty());
         }
         let result = &out[2]["result"];
-        assert_eq!(result["content"][0]["text"], "{\n  \"sum\": 3.0\n}");
+        assert_eq!(result["content"][0]["text"], r#"{"sum":3.0}"#);
         assert_eq!(
             result.get("structuredContent").is_some(),
             structured,
@@ -241,8 +241,13 @@ fn argument_checks_are_tool_errors_with_one_sentence() {
         ),
         (
             "flow_schema",
+            json!({"form": "yaml"}),
+            "invalid arguments for flow_schema: argument \"form\" must be one of \"compact\", \"json-schema\", not \"yaml\"",
+        ),
+        (
+            "flow_example",
             json!({"x": 1}),
-            "invalid arguments for flow_schema: unknown argument \"x\" (this tool takes no arguments)",
+            "invalid arguments for flow_example: unknown argument \"x\" (this tool takes no arguments)",
         ),
         ("add", json!({"a": -1, "b": 0}), "a must not be negative"),
     ];
