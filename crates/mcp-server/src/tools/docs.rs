@@ -129,9 +129,8 @@ fn docs_page() -> Tool {
             let end = part.offset + part.text.chars().count();
             let whole = part.offset == 0 && part.next.is_none();
             if !whole {
-                if !text.is_empty() && !text.ends_with('\n') {
-                    text.push('\n');
-                }
+                // Always one newline before the line, so a reader knows where the part ends.
+                text.push('\n');
                 text.push_str(&format!(
                     "[docs_page: characters {}-{end} of {}",
                     part.offset, part.total
