@@ -4,7 +4,8 @@
 //! call, the bytes of the whole answer line (what a stdio client reads, exactly as
 //! `serve_stream` writes it, after a `2025-11-25` `initialize`), an estimate of tokens
 //! (bytes / 4, rounded up: a rough rule for JSON and English text, not a tokenizer), the
-//! characters of the text item, and the bytes of `structuredContent` serialized compactly.
+//! characters of the text item, the bytes of `structuredContent` serialized compactly, and the
+//! bytes of the same answer to a `2024-11-05` client (no `structuredContent`: the text alone).
 //! The figures are deterministic (no clock), so one run is enough.
 #![expect(
     clippy::print_stdout,
@@ -29,16 +30,25 @@ fn document(text: &str) -> Value {
     serde_json::from_str(text).expect("a JSON test document")
 }
 
+/// A session initialized at `revision`.
+fn open_session(server: &botmesh_mcp::McpServer, revision: &str) -> Session {
+    let mut session = Session::new();
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": { "protocolVersion": revision, "capabilities": {}, "clientInfo": { "name": "budget", "version": "1" } },
+    });
+    server
+        .handle_text(&mut session, &initialize.to_string())
+        .expect("initialize answers");
+    session
+}
+
 fn main() {
     let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
     let server = create_mcp_server(ServerOptions::default().with_docs_dir(Some(docs)));
-    let mut session = Session::new();
-    server
-        .handle_text(
-            &mut session,
-            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"budget","version":"1"}}}"#,
-        )
-        .expect("initialize answers");
+    let mut session = open_session(&server, "2025-11-25");
+    // A client without structuredContent reads the text item alone.
+    let mut legacy = open_session(&server, "2024-11-05");
     let example = document(EXAMPLE_FLOW_DOCUMENT);
     let calls: Vec<(&str, &str, Value)> = vec![
         (
@@ -81,16 +91,22 @@ fn main() {
             json!({ "path": "reference/flow-document.md" }),
         ),
     ];
-    println!("| call | answer bytes | ≈ tokens | text chars | structuredContent bytes |");
-    println!("|---|---:|---:|---:|---:|");
-    let mut total = 0;
+    println!(
+        "| call | answer bytes | ≈ tokens | text chars | structuredContent bytes | 2024-11-05 answer bytes |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    let (mut total, mut total_legacy) = (0, 0);
     for (id, (label, name, arguments)) in calls.into_iter().enumerate() {
         let request = json!({
             "jsonrpc": "2.0", "id": id + 1, "method": "tools/call",
             "params": { "name": name, "arguments": arguments },
-        });
+        })
+        .to_string();
         let line = server
-            .handle_text(&mut session, &request.to_string())
+            .handle_text(&mut session, &request)
+            .expect("a request is answered");
+        let legacy_line = server
+            .handle_text(&mut legacy, &request)
             .expect("a request is answered");
         let answer: Value = serde_json::from_str(&line).unwrap();
         let result = &answer["result"];
@@ -106,26 +122,31 @@ fn main() {
             .unwrap()
             .len();
         total += line.len();
+        total_legacy += legacy_line.len();
         println!(
-            "| {label} | {} | {} | {text} | {structured} |",
+            "| {label} | {} | {} | {text} | {structured} | {} |",
             line.len(),
-            line.len().div_ceil(4)
+            line.len().div_ceil(4),
+            legacy_line.len()
         );
     }
+    let list = r#"{"jsonrpc":"2.0","id":99,"method":"tools/list"}"#;
     let line = server
-        .handle_text(
-            &mut session,
-            r#"{"jsonrpc":"2.0","id":99,"method":"tools/list"}"#,
-        )
+        .handle_text(&mut session, list)
+        .expect("tools/list answers");
+    let legacy_line = server
+        .handle_text(&mut legacy, list)
         .expect("tools/list answers");
     total += line.len();
+    total_legacy += legacy_line.len();
     println!(
-        "| tools/list | {} | {} | | |",
+        "| tools/list | {} | {} | | | {} |",
         line.len(),
-        line.len().div_ceil(4)
+        line.len().div_ceil(4),
+        legacy_line.len()
     );
     println!(
-        "| **total** | **{total}** | **{}** | | |",
+        "| **total** | **{total}** | **{}** | | | **{total_legacy}** |",
         total.div_ceil(4)
     );
 }
