@@ -222,7 +222,7 @@ fn argument_checks_are_tool_errors_with_one_sentence() {
         (
             "flow_validate",
             json!({"doc": {}}),
-            "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\")",
+            "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"fullText\")",
         ),
         (
             "flow_validate",
@@ -950,4 +950,39 @@ fn huge_results_leave_their_bulk_out_of_the_text_unless_asked() {
         without = serde_json::from_str(&text).expect("JSON");
         assert_eq!(without, structured);
     }
+}
+
+#[test]
+fn a_huge_list_of_issues_keeps_its_first_items_in_the_text_unless_asked() {
+    let server = docs_server();
+    let steps: Vec<Value> = (0..500)
+        .map(|i| json!({ "id": format!("s{i}"), "kind": "end", "a": 1, "b": 2, "c": 3, "d": 4, "e": 5 }))
+        .collect();
+    let arguments = json!({ "document": { "version": 2, "id": "bad", "steps": steps } });
+    let (text, structured) = text_and_structured(&server, "flow_validate", &arguments);
+    let all = structured["issues"].as_array().expect("issues");
+    assert!(all.len() >= 2500, "{}", all.len());
+    assert!(text.chars().count() <= 100_000, "{}", text.len());
+    let (json_part, note) = text.split_once('\n').expect("JSON, then the note");
+    let shown: Value = serde_json::from_str(json_part).expect("JSON");
+    let kept = shown["issues"].as_array().expect("issues").len();
+    assert!(kept > 100 && kept < all.len(), "{kept}");
+    assert_eq!(shown["issues"].as_array().expect("issues")[..], all[..kept]);
+    assert_eq!(shown["valid"], false);
+    assert_eq!(
+        note,
+        format!(
+            "[flow_validate: \"issues\" after the first {kept} of {} left out of this text to keep \
+             it under 100000 characters; complete in structuredContent, or call again with \
+             \"fullText\": true to get it here]",
+            all.len()
+        )
+    );
+    let mut asked = arguments.clone();
+    asked["fullText"] = json!(true);
+    let (text, structured) = text_and_structured(&server, "flow_validate", &asked);
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).expect("JSON"),
+        structured
+    );
 }

@@ -46,7 +46,7 @@ fn flow_validate() -> Tool {
          or 1 document gets one issue: call flow_migrate first.",
         Scope::Flow,
         input_schema(
-            json!({ "document": document_property(DOCUMENT) }),
+            json!({ "document": document_property(DOCUMENT), "fullText": full_text_property() }),
             &["document"],
         ),
         json!({
@@ -67,7 +67,16 @@ fn flow_validate() -> Tool {
             },
             "required": ["valid", "issues"]
         }),
-        |_, arguments| Ok(to_payload(schema::validate(arg(arguments, "document")?))?.into()),
+        |_, arguments| {
+            let validation = to_payload(schema::validate(arg(arguments, "document")?))?;
+            Ok(bounded_output(
+                "flow_validate",
+                validation,
+                &[],
+                &["issues"],
+                arguments,
+            ))
+        },
     )
 }
 
@@ -165,6 +174,7 @@ fn flow_analyze() -> Tool {
                 "flow_analyze",
                 analysis,
                 &["mermaid", "graph"],
+                &["issues", "diagnostics"],
                 arguments,
             ))
         },
@@ -230,6 +240,7 @@ fn flow_migrate() -> Tool {
                 "flow_migrate",
                 to_payload(migration)?,
                 &["document"],
+                &["issues"],
                 arguments,
             ))
         },
