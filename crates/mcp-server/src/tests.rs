@@ -698,11 +698,14 @@ fn text_and_structured(server: &McpServer, name: &str, arguments: &Value) -> (St
     (text, result["structuredContent"].clone())
 }
 
+/// The facts of a `docs_page` range line: offset, end, total, and the call that reads on.
+type RangeLine = (u64, u64, u64, Option<Value>);
+
 /// Reads a `docs_page` text: the Markdown, then (unless the whole page was read) one line
 /// `[docs_page: characters A-B of T; read on with docs_page {...}]` or `...; the end of the page]`
 /// after one newline.
 /// Returns the Markdown and the facts of the line (`offset`, `end`, `total`, the next call).
-fn read_page_text(text: &str) -> (String, Option<(u64, u64, u64, Option<Value>)>) {
+fn read_page_text(text: &str) -> (String, Option<RangeLine>) {
     let Some(start) = text.rfind("[docs_page: characters ") else {
         return (text.to_owned(), None);
     };
