@@ -94,8 +94,8 @@ fn docs_page() -> Tool {
             "type": "object",
             "properties": {
                 "path": { "type": "string" },
-                "markdown": { "type": "string", "description": "The page, or the part read." },
-                "offset": { "type": "integer", "description": "Where the part starts, in characters." },
+                "markdown": { "type": "string" },
+                "offset": { "type": "integer" },
                 "total": { "type": "integer", "description": "Characters in the whole page." },
                 "next": { "type": "integer", "description": "Present when the page goes on: the offset to read from." }
             },

@@ -336,7 +336,7 @@ fn flow_schema() -> Tool {
                     "type": "string",
                     "enum": ["compact", "json-schema"],
                     "default": "compact",
-                    "description": "compact: kinds, fields, types, limits; json-schema: the full JSON Schema in `schema`."
+                    "description": "json-schema: the full JSON Schema, in `schema`."
                 }
             }),
             &[],
@@ -345,11 +345,11 @@ fn flow_schema() -> Tool {
             "type": "object",
             "properties": {
                 "form": { "type": "string", "enum": ["compact", "json-schema"] },
-                "document": { "type": "object", "description": "compact: the top-level fields." },
-                "step": { "type": "object", "description": "compact: what every step has." },
-                "kinds": { "type": "object", "description": "compact: each step kind and its fields." },
-                "types": { "type": "object", "description": "compact: the types fields refer to." },
-                "schema": { "type": "object", "description": "json-schema: the draft 2020-12 schema." },
+                "document": { "type": "object" },
+                "step": { "type": "object" },
+                "kinds": { "type": "object" },
+                "types": { "type": "object" },
+                "schema": { "type": "object" },
                 "limits": { "type": "object" },
                 "stepKinds": { "type": "array", "items": { "type": "string" } },
                 "version": { "type": "integer" }

@@ -67,7 +67,7 @@ pub(crate) fn full_text_property() -> Value {
     json!({
         "type": "boolean",
         "default": false,
-        "description": "Keep the whole result in the text even past 100000 characters."
+        "description": "Keep the whole result in the text past 100000 characters."
     })
 }
 
