@@ -22,6 +22,7 @@ mod figures;
 mod inspect;
 mod npm;
 mod schema;
+mod stable_api;
 mod tidy;
 
 use std::error::Error;

@@ -4,7 +4,7 @@
 //! ```no_run
 //! use botmesh_mcp::{ServerOptions, create_mcp_server};
 //! use botmesh_mcp_http::{HttpOptions, serve};
-//! let server = create_mcp_server(ServerOptions::default());
+//! let server = create_mcp_server(ServerOptions::default())?;
 //! // Blocks until SIGINT/SIGTERM, then lets in-flight requests finish.
 //! serve(server, HttpOptions::default())?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -77,10 +77,9 @@ mod tokens;
 
 pub use error::Error;
 pub use options::{DEFAULT_ADDR, HttpOptions};
-pub use tokens::{SCOPES, new_token};
+pub use tokens::new_token;
 
-use botmesh_mcp::McpServer;
-use botmesh_mcp::internal::Session;
+use botmesh_mcp::{McpServer, Session};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};

@@ -8,8 +8,7 @@ use crate::guard::Guard;
 use crate::modern::RoutingHeaders;
 use crate::state::{RateLimiter, Sessions};
 use crate::tokens::{TokenEntry, TokenStore};
-use botmesh_mcp::McpServer;
-use botmesh_mcp::internal::Session;
+use botmesh_mcp::{McpServer, Scope, Session};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
@@ -415,9 +414,7 @@ async fn post(
     let large = body.len() > INLINE_BODY_LIMIT;
     let era = match route {
         Route::Known(era) => era,
-        Route::Unknown(routing)
-            if botmesh_mcp::internal::carries_version(message.get("params")) =>
-        {
+        Route::Unknown(routing) if botmesh_mcp::is_stateless_request(message.get("params")) => {
             Era::Modern(routing)
         }
         Route::Unknown(routing) => return unsupported_version(routing.version()),
@@ -436,7 +433,7 @@ async fn post(
                 });
                 return modern_reply(Some(body), reply);
             }
-            let mut session = Session::modern();
+            let mut session = Session::stateless();
             session.set_scopes(caller.scopes.clone());
             let answer = run(shared, &mut session, message, &caller, large);
             modern_reply(answer, reply)
@@ -581,12 +578,13 @@ struct Call {
     /// The catalogue's name for the tool, or `<unknown tool>`: a client's string never reaches
     /// a log.
     tool: &'static str,
-    /// The tool exists but the caller's scopes do not allow it.
+    /// The tool exists but the session's scopes do not allow it ([`Session::allows`], the
+    /// server's own check).
     denied: bool,
 }
 
 /// The tool calls (requests, not notifications) in a message.
-fn tool_calls(server: &McpServer, message: &Value, scopes: Option<&[String]>) -> Vec<Call> {
+fn tool_calls(server: &McpServer, message: &Value, session: &Session) -> Vec<Call> {
     let one = |m: &Value| -> Option<Call> {
         if m.get("method").and_then(Value::as_str) != Some("tools/call") {
             return None;
@@ -596,15 +594,11 @@ fn tool_calls(server: &McpServer, message: &Value, scopes: Option<&[String]>) ->
             .pointer("/params/name")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let tool = server.catalogue().get(name);
-        let denied = match (tool, scopes) {
-            (Some(tool), Some(scopes)) => !scopes.iter().any(|s| s == tool.scope.as_str()),
-            _ => false,
-        };
+        let tool = server.tool_scope(name);
         Some(Call {
             id,
-            tool: tool.map_or("<unknown tool>", |t| t.name),
-            denied,
+            tool: tool.map_or("<unknown tool>", |(name, _)| name),
+            denied: tool.is_some_and(|(_, scope)| !session.allows(scope)),
         })
     };
     match message {
@@ -637,7 +631,7 @@ fn run(
     caller: &Caller,
     large: bool,
 ) -> Option<Value> {
-    let calls = tool_calls(&shared.server, &message, caller.scopes.as_deref());
+    let calls = tool_calls(&shared.server, &message, session);
     let start = Instant::now();
     let answer = if large {
         tokio::task::block_in_place(|| shared.server.handle_value(session, message))
@@ -666,5 +660,5 @@ fn run(
 #[derive(Debug, Default)]
 struct Caller {
     token_id: Option<String>,
-    scopes: Option<Vec<String>>,
+    scopes: Option<Vec<Scope>>,
 }

@@ -2,7 +2,7 @@
 //!
 //! Both use a monotonic [`Instant`] only to measure idleness and refill; nothing derived from it
 //! is ever serialized.
-use botmesh_mcp::internal::Session;
+use botmesh_mcp::Session;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -6,6 +6,7 @@
 //! Blank lines and lines starting with `#` are ignored; deleting a line revokes its token, and a
 //! running server picks the change up within seconds.
 use crate::Error;
+use botmesh_mcp::Scope;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,15 +14,12 @@ use std::sync::{Arc, RwLock};
 use std::time::SystemTime;
 use subtle::ConstantTimeEq;
 
-/// The scopes a token can carry: a scope allows the tools whose names start with `<scope>_`.
-pub const SCOPES: &[&str] = &["docs", "flow"];
-
 /// One line of the tokens file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TokenEntry {
     pub(crate) id: String,
     hash: [u8; 32],
-    pub(crate) scopes: Vec<String>,
+    pub(crate) scopes: Vec<Scope>,
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -56,7 +54,10 @@ pub fn new_token(tokens_file: &Path, scopes: &[String]) -> Result<String, Error>
     let line = TokenLine {
         id,
         sha256: hex(&Sha256::digest(token.as_bytes())),
-        scopes,
+        scopes: scopes
+            .iter()
+            .map(|scope| scope.as_str().to_owned())
+            .collect(),
     };
     let mut text = serde_json::to_string(&line).expect("a token line always serializes");
     text.push('\n');
@@ -74,21 +75,20 @@ pub fn new_token(tokens_file: &Path, scopes: &[String]) -> Result<String, Error>
     Ok(token)
 }
 
-fn check_scopes(scopes: &[String]) -> Result<Vec<String>, Error> {
-    let mut out: Vec<String> = Vec::new();
-    for scope in scopes {
-        let scope = scope.trim();
-        if !SCOPES.contains(&scope) {
-            return Err(Error::UnknownScope(scope.to_owned()));
-        }
-        if !out.iter().any(|s| s == scope) {
-            out.push(scope.to_owned());
+/// The scopes named, sorted and without repeats; the names are [`Scope`]'s.
+fn check_scopes(scopes: &[String]) -> Result<Vec<Scope>, Error> {
+    let mut out: Vec<Scope> = Vec::new();
+    for name in scopes {
+        let name = name.trim();
+        let scope = Scope::from_name(name).ok_or_else(|| Error::UnknownScope(name.to_owned()))?;
+        if !out.contains(&scope) {
+            out.push(scope);
         }
     }
     if out.is_empty() {
         return Err(Error::NoScopes);
     }
-    out.sort();
+    out.sort_by_key(|scope| scope.as_str());
     Ok(out)
 }
 
@@ -216,7 +216,7 @@ mod tests {
         let s = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         assert_eq!(
             check_scopes(&s(&["flow", "docs", "flow"])).unwrap(),
-            s(&["docs", "flow"])
+            [Scope::Docs, Scope::Flow]
         );
         assert!(
             matches!(check_scopes(&s(&["admin"])), Err(Error::UnknownScope(x)) if x == "admin")

@@ -14,7 +14,7 @@
     reason = "a benchmark program reports on stdout"
 )]
 
-use botmesh_mcp::internal::Session;
+use botmesh_mcp::Session;
 use botmesh_mcp::{EXAMPLE_FLOW_DOCUMENT, ServerOptions, create_mcp_server};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -45,7 +45,8 @@ fn open_session(server: &botmesh_mcp::McpServer, revision: &str) -> Session {
 
 fn main() {
     let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
-    let server = create_mcp_server(ServerOptions::default().with_docs_dir(Some(docs)));
+    let server = create_mcp_server(ServerOptions::default().with_docs_dir(Some(docs)))
+        .expect("the options are valid");
     let mut session = open_session(&server, "2025-11-25");
     // A client without structuredContent reads the text item alone.
     let mut legacy = open_session(&server, "2024-11-05");

@@ -1,42 +1,47 @@
 //! In-process tests: transcripts through `serve_stream`, and the rules each revision relies on.
 
-use crate::internal::{Scope, Session, Tool, ToolError, ToolOutput};
-use crate::{McpServer, ServeOptions, ServerOptions, create_mcp_server, serve_stream};
+use crate::internal::{Tool, ToolError, ToolOutput};
+use crate::{McpServer, OptionsError, Scope, ServerOptions, Session, StreamOptions, serve_stream};
+
+/// A server from options that are known to be valid.
+fn create_mcp_server(options: ServerOptions) -> McpServer {
+    crate::create_mcp_server(options).expect("valid options")
+}
 use serde_json::{Value, json};
 
 /// The built-in catalogue plus two test tools: `add` (numbers in, sum out) and `boom` (panics).
 fn test_server() -> McpServer {
     let mut catalogue = crate::tools::builtin(false);
-    catalogue.register(Tool::new(
-        "add",
-        "Add two numbers",
-        "Add two numbers.",
-        Scope::Flow,
-        json!({
+    catalogue.register(Tool {
+        name: "add",
+        title: "Add two numbers",
+        description: "Add two numbers.",
+        scope: Scope::Flow,
+        input_schema: json!({
             "type": "object",
             "properties": { "a": { "type": "number" }, "b": { "type": "number" } },
             "required": ["a", "b"],
             "additionalProperties": false
         }),
-        json!({ "type": "object", "properties": { "sum": { "type": "number" } }, "required": ["sum"] }),
-        |_, arguments| {
+        output_schema: json!({ "type": "object", "properties": { "sum": { "type": "number" } }, "required": ["sum"] }),
+        handler: Tool::handler(|_, arguments| {
             let a = arguments["a"].as_f64().unwrap_or_default();
             let b = arguments["b"].as_f64().unwrap_or_default();
             if a < 0.0 {
                 return Err(ToolError("a must not be negative".into()));
             }
             Ok(ToolOutput::from(json!({ "sum": a + b })))
-        },
-    ));
-    catalogue.register(Tool::new(
-        "boom",
-        "Panic",
-        "Always panics.",
-        Scope::Docs,
-        json!({ "type": "object", "properties": {}, "additionalProperties": false }),
-        json!({ "type": "object" }),
-        |_, _| panic!("boom"),
-    ));
+        }),
+    });
+    catalogue.register(Tool {
+        name: "boom",
+        title: "Panic",
+        description: "Always panics.",
+        scope: Scope::Docs,
+        input_schema: json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+        output_schema: json!({ "type": "object" }),
+        handler: Tool::handler(|_, _| panic!("boom")),
+    });
     McpServer::with_catalogue(catalogue, None, 4096)
 }
 
@@ -57,7 +62,7 @@ fn serve(server: McpServer, input: &str) -> Vec<String> {
     let mut out = Vec::new();
     serve_stream(
         input.as_bytes(),
-        ServeOptions::new(server, |line: &str| {
+        StreamOptions::new(server, |line: &str| {
             out.push(line.to_owned());
             Ok(())
         }),
@@ -81,7 +86,7 @@ fn call(id: u64, name: &str, arguments: Value) -> String {
     json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":arguments}}).to_string()
 }
 
-const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+const STATELESS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// Every `*.in.jsonl` under `test_data/transcripts` gives exactly its `*.out.jsonl`
 /// (regenerate on purpose with `UPDATE_EXPECT=1`).
@@ -190,7 +195,7 @@ fn assert_no_null_fields(value: &Value, path: &str) {
 }
 
 #[test]
-fn legacy_answers_never_carry_modern_fields_and_never_null() {
+fn legacy_answers_never_carry_stateless_fields_and_never_null() {
     for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
         let input = [
             init(revision, 1),
@@ -340,7 +345,8 @@ fn an_unknown_method_is_32601_whatever_its_params_also_in_a_batch() {
 fn scopes_restrict_tools_without_ending_the_session() {
     let server = test_server();
     let mut session = Session::new();
-    session.set_scopes(Some(vec!["docs".into()]));
+    session.set_scopes(Some(vec![Scope::Docs]));
+    assert!(session.allows(Scope::Docs) && !session.allows(Scope::Flow));
     let answer = server
         .handle_text(&mut session, &call(1, "add", json!({"a": 1, "b": 1})))
         .expect("answer");
@@ -389,18 +395,39 @@ fn tools_subset_and_docs_tools_only_with_a_docs_directory() {
         out[0]["error"]["code"], -32602,
         "a tool outside the subset is unknown"
     );
+    let typo = crate::create_mcp_server(
+        ServerOptions::default().with_tools(Some(vec!["flow_digest".into(), "flow_digset".into()])),
+    );
+    let Err(error) = typo else {
+        panic!("a misspelt tool name must not serve fewer tools silently");
+    };
+    assert!(matches!(&error, OptionsError::UnknownTool { name, .. } if name == "flow_digset"));
+    assert!(
+        error
+            .to_string()
+            .starts_with("unknown tool \"flow_digset\" (known: flow_validate, "),
+        "{error}"
+    );
+    let docs_without_docs = names(create_mcp_server(
+        ServerOptions::default().with_tools(Some(vec!["flow_digest".into(), "docs_page".into()])),
+    ));
+    assert_eq!(
+        docs_without_docs,
+        ["flow_digest"],
+        "a docs tool without a docs directory is left out, not an error"
+    );
 }
 
 #[test]
 fn both_eras_on_one_stream() {
     let input = [
-        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{STATELESS_META}}}}}"#),
         init("2025-06-18", 2),
-        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{STATELESS_META}}}}}"#),
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#.into(),
-        format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{STATELESS_META}}}}}"#),
         call(6, "add", json!({"a": 1, "b": 2})),
-        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{{STATELESS_META}}}}}"#),
         r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#.into(),
         r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"progressToken":"p"}}}"#.into(),
     ]
@@ -421,11 +448,11 @@ fn both_eras_on_one_stream() {
     assert!(out[2]["result"]["ttlMs"].is_u64());
     assert!(
         out[2]["result"]["tools"][0].get("outputSchema").is_some(),
-        "modern lists are full"
+        "stateless lists are full"
     );
     assert!(
         out[3]["result"].get("resultType").is_none(),
-        "legacy list has no modern field"
+        "legacy list has no stateless field"
     );
     assert_eq!(out[4]["result"]["resultType"], "complete");
     assert_eq!(out[4]["result"]["structuredContent"]["sum"], 3.0);
@@ -446,7 +473,7 @@ fn both_eras_on_one_stream() {
 }
 
 #[test]
-fn modern_errors() {
+fn stateless_errors() {
     let meta = |version: &str| {
         format!(
             r#""_meta":{{"io.modelcontextprotocol/protocolVersion":{version},"io.modelcontextprotocol/clientCapabilities":{{}}}}"#
@@ -479,13 +506,13 @@ fn modern_errors() {
     );
     assert_eq!(out[8]["result"]["isError"], true);
     assert_eq!(out[8]["result"]["resultType"], "complete");
-    let mut modern = Session::modern();
+    let mut stateless = Session::stateless();
     let answer = test_server()
-        .handle_text(&mut modern, &init("2025-11-25", 1))
+        .handle_text(&mut stateless, &init("2025-11-25", 1))
         .expect("answer");
     assert!(
         answer.contains("-32602") || answer.contains("-32601"),
-        "initialize on a modern session: {answer}"
+        "initialize on a stateless session: {answer}"
     );
 }
 
@@ -647,10 +674,10 @@ fn the_example_validates_and_lints_clean() {
 }
 
 #[test]
-fn a_modern_call_is_fully_structured_whatever_the_legacy_session_negotiated() {
+fn a_stateless_call_is_fully_structured_whatever_the_legacy_session_negotiated() {
     let input = [
         init("2024-11-05", 1),
-        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{STATELESS_META}}}}}"#),
         call(3, "add", json!({"a": 1, "b": 2})),
     ]
     .join("\n");

@@ -36,7 +36,7 @@ impl Server {
         let options = options.with_addr("127.0.0.1:0".parse().unwrap());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (tx, rx) = std::sync::mpsc::channel();
-        let server = create_mcp_server(server);
+        let server = create_mcp_server(server).expect("valid server options");
         let thread = std::thread::spawn(move || {
             serve_until(
                 server,

@@ -164,7 +164,7 @@ fn token_issue_rejects_bad_scopes() {
     let unknown = new_token(&file, &scopes(&["admin"])).unwrap_err();
     assert_eq!(
         unknown.to_string(),
-        "unknown scope `admin` (the scopes are `flow` and `docs`)"
+        "unknown scope `admin` (the scopes are `docs`, `flow`)"
     );
     assert!(matches!(new_token(&file, &[]), Err(Error::NoScopes)));
     std::fs::write(&file, "garbage\n").unwrap();
@@ -174,7 +174,7 @@ fn token_issue_rejects_bad_scopes() {
         "line 1 of the tokens file is not a token entry"
     );
     let refused = serve_until(
-        botmesh_mcp::create_mcp_server(Default::default()),
+        botmesh_mcp::create_mcp_server(Default::default()).unwrap(),
         HttpOptions::default().with_tokens_file(Some(file.clone())),
         async {},
         |_| {},
@@ -191,7 +191,7 @@ fn token_issue_rejects_bad_scopes() {
 fn a_public_address_without_tokens_is_refused_with_a_reason() {
     let options = HttpOptions::default().with_addr("0.0.0.0:0".parse().unwrap());
     let refused = serve_until(
-        botmesh_mcp::create_mcp_server(Default::default()),
+        botmesh_mcp::create_mcp_server(Default::default()).unwrap(),
         options,
         async {},
         |_| panic!("must not listen"),

@@ -25,21 +25,21 @@ fn index<'a>(context: &ToolContext<'a>) -> Result<&'a DocsIndex, ToolError> {
 }
 
 fn docs_search() -> Tool {
-    Tool::new(
-        "docs_search",
-        "Search the botmesh guides",
-        "Search the project's Markdown guides (English and Spanish; case- and \
+    Tool {
+        name: "docs_search",
+        title: "Search the botmesh guides",
+        description: "Search the project's Markdown guides (English and Spanish; case- and \
          accent-insensitive; identifiers like appendLog match whole and split), best first: \
          path, title, heading, snippet, score. Read a page with docs_page.",
-        Scope::Docs,
-        input_schema(
+        scope: Scope::Docs,
+        input_schema: input_schema(
             json!({
                 "query": { "type": "string", "minLength": 1, "maxLength": 500, "description": "Words, an identifier or an exact phrase." },
                 "limit": { "type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT, "description": "Most results to return (default 5)." }
             }),
             &["query"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "results": {
@@ -59,7 +59,7 @@ fn docs_search() -> Tool {
             },
             "required": ["results"]
         }),
-        |context, arguments| {
+        handler: Tool::handler(|context, arguments| {
             let query = arg(arguments, "query")?.as_str().unwrap_or_default();
             let limit = arguments
                 .get("limit")
@@ -69,20 +69,20 @@ fn docs_search() -> Tool {
                 .search(query, usize::try_from(limit).unwrap_or(5))
                 .map_err(|error| ToolError(error.to_string()))?;
             Ok(json!({ "results": super::to_payload(hits)? }).into())
-        },
-    )
+        }),
+    }
 }
 
 fn docs_page() -> Tool {
-    Tool::new(
-        "docs_page",
-        "Read one botmesh guide page",
-        "Return the Markdown of one page of the guides, by the path docs_search gave (relative to \
-         the docs root, e.g. guide/getting-started.md; only .md files under the root). A page \
-         longer than length characters (default 40000) is cut at a line end, and the text ends \
-         with one line giving the exact call that reads on.",
-        Scope::Docs,
-        input_schema(
+    Tool {
+        name: "docs_page",
+        title: "Read one botmesh guide page",
+        description: "Return the Markdown of one page of the guides, by the path docs_search gave \
+         (relative to the docs root, e.g. guide/getting-started.md; only .md files under the \
+         root). A page longer than length characters (default 40000) is cut at a line end, and \
+         the text ends with one line giving the exact call that reads on.",
+        scope: Scope::Docs,
+        input_schema: input_schema(
             json!({
                 "path": { "type": "string", "minLength": 1, "maxLength": 1024, "description": "Page path relative to the docs root." },
                 "offset": { "type": "integer", "minimum": 0, "default": 0, "description": "First character to return (the next of a cut read)." },
@@ -90,7 +90,7 @@ fn docs_page() -> Tool {
             }),
             &["path"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "path": { "type": "string" },
@@ -101,7 +101,7 @@ fn docs_page() -> Tool {
             },
             "required": ["path", "markdown", "offset", "total"]
         }),
-        |context, arguments| {
+        handler: Tool::handler(|context, arguments| {
             let path = arg(arguments, "path")?.as_str().unwrap_or_default();
             // The argument checker has verified integers in range (possibly spelled `2.0`).
             let integer = |name: &str, default: u64| {
@@ -152,6 +152,6 @@ fn docs_page() -> Tool {
                 payload,
                 text: Some(text),
             })
-        },
-    )
+        }),
+    }
 }

@@ -37,19 +37,19 @@ pub(super) fn tools() -> Vec<Tool> {
 }
 
 fn flow_validate() -> Tool {
-    Tool::new(
-        "flow_validate",
-        "Validate a flow document",
-        "Validate a version 2 flow document against the flow contract (shape, limits, patterns, \
+    Tool {
+        name: "flow_validate",
+        title: "Validate a flow document",
+        description: "Validate a version 2 flow document against the flow contract (shape, limits, patterns, \
          per-kind fields, references): valid, every issue in document order ({ path: JSON \
          Pointer, message: one sentence naming the rule }), and a summary when valid. A version 0 \
          or 1 document gets one issue: call flow_migrate first.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({ "document": document_property(DOCUMENT), "fullText": full_text_property() }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "valid": { "type": "boolean" },
@@ -67,7 +67,7 @@ fn flow_validate() -> Tool {
             },
             "required": ["valid", "issues"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let validation = to_payload(schema::validate(arg(arguments, "document")?))?;
             Ok(bounded_output(
                 "flow_validate",
@@ -76,20 +76,20 @@ fn flow_validate() -> Tool {
                 &["issues"],
                 arguments,
             ))
-        },
-    )
+        }),
+    }
 }
 
 fn flow_analyze() -> Tool {
-    Tool::new(
-        "flow_analyze",
-        "Analyze, draw and lint a flow document",
-        "Validate a flow document and the subflows it calls, draw its graph (Mermaid by default, \
+    Tool {
+        name: "flow_analyze",
+        title: "Analyze, draw and lint a flow document",
+        description: "Validate a flow document and the subflows it calls, draw its graph (Mermaid by default, \
          JSON with format: \"json\") and lint the set (12 stable codes). Issues and diagnostics \
          carry source (\"document\" or \"subflows/N\"), a JSON Pointer and what to change; an \
          invalid input gives its issues and no drawing.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "document": document_property(DOCUMENT),
                 "subflows": {
@@ -113,7 +113,7 @@ fn flow_analyze() -> Tool {
             }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "valid": { "type": "boolean" },
@@ -151,7 +151,7 @@ fn flow_analyze() -> Tool {
             },
             "required": ["valid", "issues", "diagnostics", "summary"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let format = match arguments.get("format").and_then(Value::as_str) {
                 None => analyzer::Format::default(),
                 Some(format) => format
@@ -177,20 +177,20 @@ fn flow_analyze() -> Tool {
                 &["issues", "diagnostics"],
                 arguments,
             ))
-        },
-    )
+        }),
+    }
 }
 
 fn flow_migrate() -> Tool {
-    Tool::new(
-        "flow_migrate",
-        "Migrate a flow document",
-        "Migrate a flow document from version 0 (no version key) or 1 to target (default 2): \
+    Tool {
+        name: "flow_migrate",
+        title: "Migrate a flow document",
+        description: "Migrate a flow document from version 0 (no version key) or 1 to target (default 2): \
          the document, from, to, every change as a sentence (nothing is dropped silently) and, \
          for target 2, its validation issues. A version outside 0-2 or a target below the \
          document's is an error.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "document": document_property(DOCUMENT),
                 "target": {
@@ -204,7 +204,7 @@ fn flow_migrate() -> Tool {
             }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "document": { "type": "object" },
@@ -226,7 +226,7 @@ fn flow_migrate() -> Tool {
             },
             "required": ["document", "from", "to", "applied", "issues"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let target = match arguments.get("target") {
                 None => schema::CURRENT_VERSION,
                 // The argument checker has verified an integer 0-2 (possibly spelled `2.0`).
@@ -243,27 +243,27 @@ fn flow_migrate() -> Tool {
                 &["issues"],
                 arguments,
             ))
-        },
-    )
+        }),
+    }
 }
 
 fn flow_diff() -> Tool {
-    Tool::new(
-        "flow_diff",
-        "Compare two flow documents",
-        "Compare two flow documents step by step (matched by id, both migrated to version 2 \
+    Tool {
+        name: "flow_diff",
+        title: "Compare two flow documents",
+        description: "Compare two flow documents step by step (matched by id, both migrated to version 2 \
          first): metadata changes, added, removed and changed steps with their fields, \
          reordering, and the digests of both sides. Key order, whitespace and number spelling \
          never count as changes.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "left": document_property("The earlier flow document."),
                 "right": document_property("The later flow document.")
             }),
             &["left", "right"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "changed": { "type": "boolean" },
@@ -287,27 +287,27 @@ fn flow_diff() -> Tool {
             },
             "required": ["changed", "metadata", "added", "removed", "changedSteps", "before", "after"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let diff = schema::diff(arg(arguments, "left")?, arg(arguments, "right")?)
                 .map_err(|error| ToolError(error.to_string()))?;
             Ok(to_payload(diff)?.into())
-        },
-    )
+        }),
+    }
 }
 
 fn flow_digest() -> Tool {
-    Tool::new(
-        "flow_digest",
-        "Digest a flow document",
-        "The canonical digest of a flow document, \"sha256:<64 hex>\" over its RFC 8785 JSON \
+    Tool {
+        name: "flow_digest",
+        title: "Digest a flow document",
+        description: "The canonical digest of a flow document, \"sha256:<64 hex>\" over its RFC 8785 JSON \
          (blind to key order, whitespace and number spelling), and its version (0 when it has \
          none). Equal digests mean equal documents.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({ "document": document_property(DOCUMENT) }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "digest": { "type": "string", "description": "sha256: followed by 64 lowercase hex digits." },
@@ -315,22 +315,24 @@ fn flow_digest() -> Tool {
             },
             "required": ["digest", "version"]
         }),
-        |_, arguments| Ok(to_payload(schema::digest(arg(arguments, "document")?))?.into()),
-    )
+        handler: Tool::handler(|_, arguments| {
+            Ok(to_payload(schema::digest(arg(arguments, "document")?))?.into())
+        }),
+    }
 }
 
 fn flow_schema() -> Tool {
     let compact: OnceLock<Value> = OnceLock::new();
     let full: OnceLock<Value> = OnceLock::new();
-    Tool::new(
-        "flow_schema",
-        "Get the flow document schema",
-        "Describe a version 2 flow document. form \"compact\" (default) gives what you need to \
+    Tool {
+        name: "flow_schema",
+        title: "Get the flow document schema",
+        description: "Describe a version 2 flow document. form \"compact\" (default) gives what you need to \
          write one: the top-level fields, every step kind with its fields (\"name?\" = optional; \
          type, bounds, meaning), the shared types and every limit by name. form \"json-schema\" \
          gives the full draft 2020-12 JSON Schema instead, for a validator or an editor.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "form": {
                     "type": "string",
@@ -341,7 +343,7 @@ fn flow_schema() -> Tool {
             }),
             &[],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "form": { "type": "string", "enum": ["compact", "json-schema"] },
@@ -356,7 +358,7 @@ fn flow_schema() -> Tool {
             },
             "required": ["form", "limits", "stepKinds", "version"]
         }),
-        move |_, arguments| {
+        handler: Tool::handler(move |_, arguments| {
             // The embedded copy, not `json_schema()`: the server does not link the generator.
             let document_schema = || -> Result<Value, ToolError> {
                 serde_json::from_str(schema::FLOW_SCHEMA_JSON).map_err(|error| {
@@ -391,19 +393,19 @@ fn flow_schema() -> Tool {
                 },
             };
             Ok(ToolOutput::from(payload.clone()))
-        },
-    )
+        }),
+    }
 }
 
 fn flow_example() -> Tool {
-    Tool::new(
-        "flow_example",
-        "Get an example flow document",
-        "A complete version 2 flow document that validates and lints clean: a starting point to \
+    Tool {
+        name: "flow_example",
+        title: "Get an example flow document",
+        description: "A complete version 2 flow document that validates and lints clean: a starting point to \
          adapt, showing how each step kind is written.",
-        Scope::Flow,
-        input_schema(json!({}), &[]),
-        json!({
+        scope: Scope::Flow,
+        input_schema: input_schema(json!({}), &[]),
+        output_schema: json!({
             "type": "object",
             "description": "A version 2 flow document.",
             "properties": {
@@ -413,12 +415,12 @@ fn flow_example() -> Tool {
             },
             "required": ["version", "id", "steps"]
         }),
-        |_, _| {
+        handler: Tool::handler(|_, _| {
             let document: Value =
                 serde_json::from_str(schema::EXAMPLE_FLOW_DOCUMENT).map_err(|error| {
                     ToolError(format!("internal error: the example is not JSON: {error}"))
                 })?;
             Ok(document.into())
-        },
-    )
+        }),
+    }
 }
