@@ -38,6 +38,14 @@ pub enum Error {
     /// Only Markdown pages (`.md`) are served.
     #[error("only `.md` pages can be read: {0}")]
     NotMarkdown(String),
+    /// A page was asked from a character offset past its end.
+    #[error("offset {offset} is past the end of the page ({total} characters)")]
+    OffsetPastEnd {
+        /// The offset asked, in characters.
+        offset: usize,
+        /// The characters of the page.
+        total: usize,
+    },
     /// A page or folder under the root could not be read.
     #[error("cannot read {path}")]
     Io {

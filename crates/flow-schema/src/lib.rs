@@ -27,6 +27,7 @@
 //!   8785 implementation to agree with), `proptest`, `expect-test`.
 
 mod canonical;
+mod compact;
 mod diff;
 mod error;
 mod example;
@@ -39,6 +40,7 @@ mod suggest;
 mod validate;
 
 pub use canonical::{Digest, canonical_json, digest};
+pub use compact::compact_schema;
 pub use diff::{ChangedStep, Diff, diff};
 pub use error::Error;
 pub use example::EXAMPLE_FLOW_DOCUMENT;

@@ -61,13 +61,15 @@ impl fmt::Display for ToolError {
     }
 }
 
-/// What a handler returns: a JSON object payload, or the text to show for a payload whose text
-/// form is not its JSON (`docs_page` returns the Markdown itself).
+/// What a handler returns: a JSON object payload, and the text to show when the payload's text
+/// form is not its compact JSON (`docs_page` returns the Markdown itself; `flow_analyze` and
+/// `flow_migrate` leave their bulk out of a text that would pass 100,000 characters).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
     /// The structured payload (a JSON object).
     pub payload: Value,
-    /// The text item; `None` means the payload pretty-printed with 2 spaces.
+    /// The text item; `None` means the payload as compact JSON (the text rule of
+    /// `docs/reference/tools.md`: every fact of the payload is in the text).
     pub text: Option<String>,
 }
 

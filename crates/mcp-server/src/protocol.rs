@@ -97,9 +97,9 @@ impl Revision {
 
 /// The `instructions` sent with `initialize`: the invariants that are expensive to get wrong.
 pub(crate) const INSTRUCTIONS: &str = "\
-botmesh-mcp gives you the deterministic pieces of the botmesh bot framework: validate, analyze \
-(graph, Mermaid, lint), migrate, diff and digest flow documents, and search the project's guides. \
-Every tool is a pure function of its arguments: no network, no credentials, nothing written to disk.
+botmesh-mcp: deterministic tools for the flow documents of the botmesh bot framework and for its \
+guides. Every tool is a pure function of its arguments: no network, no credentials, nothing written \
+to disk.
 Invariants:
 - The v1 API does not exist. Flow documents are at version 2; a version 0 or 1 document is \
 migrated with flow_migrate, never written by hand.

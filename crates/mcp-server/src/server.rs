@@ -11,6 +11,15 @@ use serde_json::{Map, Value, json};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
 
+/// The methods served to a legacy (`initialize`) session.
+const LEGACY_METHODS: [&str; 5] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "server/discover",
+];
+
 /// The server: the tool catalogue and the docs index, shared by every connection.
 ///
 /// Cheap to clone (an `Arc` inside); `Send + Sync`, so one server can serve many sessions at
@@ -232,6 +241,11 @@ impl McpServer {
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
+        // The method is checked before its parameters: an unknown method is `-32601` whatever
+        // its `params` look like (an array included).
+        if !LEGACY_METHODS.contains(&method) {
+            return Err(method_not_found(method));
+        }
         let params = match params {
             None => Map::new(),
             Some(Value::Object(map)) => map,
@@ -243,10 +257,7 @@ impl McpServer {
             "tools/list" => self.tools_list(session.result_revision(), &params),
             "tools/call" => self.tools_call(session, session.result_revision(), &params),
             "server/discover" => Err(crate::stateless::missing_meta()),
-            _ => Err(ErrorObject::new(
-                codes::METHOD_NOT_FOUND,
-                format!("method not found: {method}"),
-            )),
+            _ => Err(method_not_found(method)),
         }
     }
 
@@ -333,6 +344,13 @@ impl McpServer {
     }
 }
 
+fn method_not_found(method: &str) -> ErrorObject {
+    ErrorObject::new(
+        codes::METHOD_NOT_FOUND,
+        format!("method not found: {method}"),
+    )
+}
+
 fn invalid_params(message: &str) -> ErrorObject {
     ErrorObject::new(codes::INVALID_PARAMS, message)
 }
@@ -345,7 +363,7 @@ fn error_result(message: String) -> Value {
 fn success_result(output: ToolOutput, revision: Revision) -> Value {
     let text = match output.text {
         Some(text) => text,
-        None => serde_json::to_string_pretty(&output.payload).unwrap_or_default(),
+        None => output.payload.to_string(),
     };
     let mut result = Map::new();
     result.insert("content".into(), json!([{ "type": "text", "text": text }]));
