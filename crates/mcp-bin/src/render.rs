@@ -10,8 +10,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use botmesh_mcp::internal::flow_analyzer::{self as analyzer, Direction, Value};
-use botmesh_mcp::internal::flow_render::{self as render, Options, Theme};
+use botmesh_flow_analyzer::{self as analyzer, Direction, Value};
+use botmesh_flow_render::{self as render, Options, Theme};
 
 use crate::check::{emit, load, same_file, subflow_files};
 

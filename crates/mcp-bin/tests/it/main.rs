@@ -3,7 +3,10 @@
 //! files or sockets.
 
 mod check;
+#[cfg(feature = "http")]
 mod cli;
 mod docs;
+#[cfg(not(feature = "http"))]
+mod no_http;
 mod render;
 mod stdio;

@@ -1,7 +1,7 @@
 //! `flow_render`: a picture of a flow (PNG or SVG), drawn by `botmesh-flow-render`.
 
 use super::{arg, document_property, input_schema};
-use crate::catalogue::{ImageContent, Scope, Tool, ToolError, ToolOutput};
+use crate::catalogue::{LeadingContent, Scope, Tool, ToolError, ToolOutput};
 use botmesh_flow_analyzer as analyzer;
 use botmesh_flow_render as render;
 use serde_json::{Value, json};
@@ -13,18 +13,19 @@ const DOCUMENT: &str = "A botmesh flow document (JSON object, version 2).";
 const DIRECTIONS: [&str; 5] = ["TD", "TB", "LR", "BT", "RL"];
 
 pub(super) fn flow_render() -> Tool {
-    Tool::new(
-        "flow_render",
-        "Draw a flow as a picture",
-        "Draw a flow document (and the subflows it calls, as labelled clusters) as a picture: a \
+    Tool {
+        name: "flow_render",
+        title: "Draw a flow as a picture",
+        description: "Draw a flow document (and the subflows it calls, as labelled clusters) as a picture: a \
          PNG image by default, or SVG markup with format: \"svg\". Steps are boxes shaped by kind \
          (branch hexagon, ask parallelogram, end/handoff stadium, subflow double-sided), edges \
          carry their button, row or case labels, loops are drawn back. Returns the image (or the \
-         SVG as text) and { valid, issues, width, height, nodes, edges, crossings }. An invalid \
+         SVG markup as a text item), then one text line, and { valid, issues, format, width, height, \
+         nodes, edges, crossings }. An invalid \
          document or subflow gives valid: false with its issues (each with source \"document\" \
          or \"subflows/N\") and no picture.",
-        Scope::Flow,
-        input_schema(
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "document": document_property(DOCUMENT),
                 "subflows": {
@@ -53,7 +54,7 @@ pub(super) fn flow_render() -> Tool {
             }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "valid": { "type": "boolean" },
@@ -78,7 +79,7 @@ pub(super) fn flow_render() -> Tool {
             },
             "required": ["valid", "issues", "format"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let svg = match arguments.get("format").and_then(Value::as_str) {
                 None | Some("png") => false,
                 Some("svg") => true,
@@ -115,26 +116,28 @@ pub(super) fn flow_render() -> Tool {
                 );
             };
             let draw_error = |error: render::Error| ToolError(error.to_string());
-            let (width, height, text, image) = if svg {
+            let (width, height, leading) = if svg {
                 let markup = picture.to_svg().map_err(draw_error)?;
-                (picture.width, picture.height, markup, None)
+                (picture.width, picture.height, LeadingContent::Text(markup))
             } else {
                 let scale = picture.default_png_scale();
                 let png = picture.to_png(scale).map_err(draw_error)?;
                 let (width, height) = picture.png_size(scale);
-                let line = format!(
-                    "PNG of {} ({width}×{height} px): {}, {}, {}.",
-                    what(arguments),
-                    count(picture.nodes.len(), "node"),
-                    count(picture.edges.len(), "edge"),
-                    count(picture.crossings, "crossing"),
-                );
-                let image = ImageContent {
+                let image = LeadingContent::Image {
                     data: base64(&png),
                     mime_type: "image/png",
                 };
-                (i64::from(width), i64::from(height), line, Some(image))
+                (i64::from(width), i64::from(height), image)
             };
+            // The text rule: the line carries every fact of the payload.
+            let line = format!(
+                "{} of {} ({width}×{height} px): {}, {}, {}; valid, no issues.",
+                format.to_uppercase(),
+                what(arguments),
+                count(picture.nodes.len(), "node"),
+                count(picture.edges.len(), "edge"),
+                count(picture.crossings, "crossing"),
+            );
             Ok(ToolOutput {
                 payload: json!({
                     "valid": true,
@@ -146,11 +149,11 @@ pub(super) fn flow_render() -> Tool {
                     "edges": picture.edges.len(),
                     "crossings": picture.crossings,
                 }),
-                text: Some(text),
-                image,
+                text: Some(line),
+                leading: Some(leading),
             })
-        },
-    )
+        }),
+    }
 }
 
 /// `flow "id"` and the number of subflows, for the text line.
