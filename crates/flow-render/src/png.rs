@@ -63,22 +63,20 @@ impl ttf_parser::OutlineBuilder for Outline<'_> {
     }
 }
 
+/// A glyph drawn at the picture's scale, and its offset from the pen at the baseline.
+type DrawnGlyph = (Pixmap, i32, i32);
+
 /// Glyphs drawn once per size and colour at the picture's scale, then copied into place at
 /// whole device pixels (a flow repeats few glyphs many times).
 struct Glyphs {
     scale: f32,
     paint: Paint<'static>,
     /// (glyph, text size) → the glyph's pixmap and its offset from the pen at the baseline.
-    cache: std::collections::BTreeMap<(u16, i64), Option<(Pixmap, i32, i32)>>,
+    cache: std::collections::BTreeMap<(u16, i64), Option<DrawnGlyph>>,
 }
 
 impl Glyphs {
-    fn draw(
-        &mut self,
-        font: &Font,
-        glyph: ttf_parser::GlyphId,
-        size: i64,
-    ) -> Option<&(Pixmap, i32, i32)> {
+    fn draw(&mut self, font: &Font, glyph: ttf_parser::GlyphId, size: i64) -> Option<&DrawnGlyph> {
         let scale = self.scale;
         let paint = &self.paint;
         self.cache

@@ -157,13 +157,8 @@ fn execute(args: &Args) -> Result<Outcome, String> {
             )
         }
     };
-    std::fs::write(&args.output, bytes).map_err(|e| {
-        format!(
-            "cannot write {}: {}",
-            args.output.display(),
-            e.kind().to_string()
-        )
-    })?;
+    std::fs::write(&args.output, bytes)
+        .map_err(|e| format!("cannot write {}: {}", args.output.display(), e.kind()))?;
     Ok(Outcome::Written(format!(
         "{}: {}x{} px, {} nodes, {} edges, {} crossings\n",
         args.output.display(),
