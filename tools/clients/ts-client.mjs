@@ -92,8 +92,14 @@ async function main() {
     if (validate.outputSchema) {
       check(result.structuredContent?.valid === true, 'structuredContent missing although an outputSchema is advertised')
     }
+    // flow_render: the SDK parses the image item and checks structuredContent against the schema.
+    const picture = await client.callTool({ name: 'flow_render', arguments: { document: VALID_DOCUMENT } })
+    check(picture.isError !== true, `flow_render answered isError: ${JSON.stringify(picture.content)}`)
+    const image = picture.content?.find((item) => item.type === 'image')
+    check(image?.mimeType === 'image/png', 'flow_render returned no PNG image item')
+    check(Buffer.from(image.data, 'base64').subarray(1, 4).toString() === 'PNG', 'flow_render image is not a PNG')
     console.log(
-      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid}`,
+      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars`,
     )
   } finally {
     await client.close()
