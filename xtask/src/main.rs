@@ -7,6 +7,8 @@
 //! - `cargo xtask npm`: build that binary and assemble the npm packages in `target/npm/`.
 //! - `cargo xtask trace PROGRAM [ARGS...]`: run a program (built with symbols) and list the
 //!   functions it ran, in the order they first ran (what `dist` orders the code by).
+//! - `cargo xtask docs-eval [--check]`: the shared docs-search evaluation against the release
+//!   binary (all queries, odd and even halves, beside BM25), with floors under `--check`.
 //! - `cargo xtask tidy`: the crate dependency arrows, a `//!` on every Rust file, no skipped or
 //!   panic-expecting tests (also a `#[test]`).
 #![expect(
@@ -16,6 +18,7 @@
 )]
 
 mod dist;
+mod docs_eval;
 mod elf;
 mod npm;
 mod order;
@@ -45,12 +48,13 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("dist") => dist::run(&rest),
         Some("trace") => order::run(&rest),
         Some("tidy") => tidy::run(&rest),
+        Some("docs-eval") => docs_eval::run(&rest),
         // Internal: the tracer's trampoline, and the program its tests trace.
         Some("trace-exec") => order::exec_traced(&rest),
         Some("trace-fixture") => order::run_fixture(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <schema [--check] | dist [--locked] [--unordered] | npm | trace PROGRAM [ARGS...] | tidy>"
+                "usage: cargo xtask <schema [--check] | dist [--locked] [--unordered] | npm | trace PROGRAM [ARGS...] | tidy | docs-eval [--check]>"
             );
             Err("unknown or missing task".into())
         }

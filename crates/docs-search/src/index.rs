@@ -620,10 +620,7 @@ impl Index {
     /// The terms sharing the stem of `word` in `lang` (the word's own term
     /// included), and the IDF of finding any of them in a section of that language.
     fn stem_matches(&self, word: &str, lang: usize, marks: &mut [bool]) -> (Vec<u32>, f64) {
-        let members: Vec<u32> = self
-            .dict
-            .stem_group(word, lang, &stemmers()[lang])
-            .to_vec();
+        let members: Vec<u32> = self.dict.stem_group(word, lang, &stemmers()[lang]).to_vec();
         let mut df = 0;
         let mut marked = Vec::new();
         for &member in &members {
@@ -962,7 +959,8 @@ impl Index {
                     + 4 * (s.seq.len() + s.parents.len());
             }
         }
-        index_bytes += self.sections.len() * (8 + 4 + 1 + 1 + 2 + std::mem::size_of::<SectionScore>() + 4 * FIELDS);
+        index_bytes += self.sections.len()
+            * (8 + 4 + 1 + 1 + 2 + std::mem::size_of::<SectionScore>() + 4 * FIELDS);
         index_bytes += 4 * (self.postings.len() + self.freqs.len() + self.postings_at.len());
         index_bytes += self.dict.heap_bytes();
         IndexStats {

@@ -150,15 +150,15 @@ fn a_rare_identifier_outranks_a_word_on_every_page() {
 fn repetitions_count_but_saturate_and_long_sections_are_normalised() {
     let tree = TempTree::new();
     let filler = "word ".repeat(40);
-    let long = format!(
-        "# L\n\n{}\n",
-        format!("durabilidad {filler}").repeat(20)
-    );
-    tree.write("a.md", &format!("# A\n\ndurabilidad durabilidad durabilidad {filler}\n"))
-        .write("b.md", &format!("# B\n\ndurabilidad and more {filler}\n"))
-        .write("c.md", "# C\n\nnothing to see\n")
-        .write("d.md", "# D\n\ndurabilidad matters, durabilidad is kept.\n")
-        .write("l.md", &long);
+    let long = format!("# L\n\n{}\n", format!("durabilidad {filler}").repeat(20));
+    tree.write(
+        "a.md",
+        &format!("# A\n\ndurabilidad durabilidad durabilidad {filler}\n"),
+    )
+    .write("b.md", &format!("# B\n\ndurabilidad and more {filler}\n"))
+    .write("c.md", "# C\n\nnothing to see\n")
+    .write("d.md", "# D\n\ndurabilidad matters, durabilidad is kept.\n")
+    .write("l.md", &long);
     let docs = DocsIndex::new(tree.path()).unwrap();
     let hits = docs.search("durabilidad", 10).unwrap();
     // The short section that says it twice beats the long one that says it
@@ -174,7 +174,10 @@ fn repetitions_count_but_saturate_and_long_sections_are_normalised() {
 fn spanish_typed_without_accents_stems_like_with_them() {
     let tree = TempTree::new();
     tree.write("es/a.md", "# A\n\nLa configuración del servidor.\n")
-        .write("es/b.md", "# B\n\nPara configurar el servidor, edita el archivo.\n")
+        .write(
+            "es/b.md",
+            "# B\n\nPara configurar el servidor, edita el archivo.\n",
+        )
         .write("es/c.md", "# C\n\nOtra cosa.\n");
     let docs = DocsIndex::new(tree.path()).unwrap();
     let accented = docs.search("configuración", 10).unwrap();
