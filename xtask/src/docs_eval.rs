@@ -218,7 +218,7 @@ fn floors(ours: &Table, bm25: &Table) -> Vec<String> {
     let mut failures = Vec::new();
     let mut at_least = |what: String, value: f64, floor: f64| {
         // NaN (a missing cell) fails too.
-        if !(value >= floor - 1e-9) {
+        if value.is_nan() || value < floor - 1e-9 {
             failures.push(format!("{what} {value:.3} < {floor:.3}"));
         }
     };

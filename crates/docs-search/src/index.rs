@@ -786,12 +786,11 @@ impl Index {
     /// length relative to its mean.
     fn field_tf(&self, id: usize, freqs: u32) -> f64 {
         let w = w();
-        let lengths = &self.lengths[id];
         let mut tf = 0.0;
-        for f in 0..FIELDS {
+        for (f, &length) in self.lengths[id].iter().enumerate() {
             let n = (freqs >> (8 * f)) & 0xff;
             if n > 0 {
-                let relative = f64::from(lengths[f]) / self.mean_length[f];
+                let relative = f64::from(length) / self.mean_length[f];
                 tf += w.field[f] * f64::from(n) / (1.0 - w.b[f] + w.b[f] * relative);
             }
         }
