@@ -393,9 +393,10 @@ pub(crate) struct Index {
     /// (saturating), field `f` at bits `8 f`.
     freqs: Vec<u32>,
     /// Section id → number of words in each field.
-    lengths: Vec<[u16; FIELDS]>,
-    /// The mean of `lengths`, per field (at least 1).
-    mean_length: [f64; FIELDS],
+    /// Section id → what one occurrence in each field counts: the field's
+    /// weight over BM25F's length normalisation (`1 - b + b * length / mean
+    /// length`), computed once per build.
+    field_norms: Vec<[f64; FIELDS]>,
     /// Section id → index in `locales`.
     section_locale: Vec<u8>,
     /// Section id → stemming language.
@@ -564,12 +565,22 @@ impl Index {
                 *mean = (sum / lengths.len() as f64).max(1.0);
             }
         }
-        self.mean_length = mean_length;
+        let w = w();
+        self.field_norms = lengths
+            .iter()
+            .map(|length| {
+                let mut norms = [0.0; FIELDS];
+                for (f, norm) in norms.iter_mut().enumerate() {
+                    let relative = f64::from(length[f]) / mean_length[f];
+                    *norm = w.field[f] / (1.0 - w.b[f] + w.b[f] * relative);
+                }
+                norms
+            })
+            .collect();
         self.freqs = freqs;
         self.postings = flat;
         self.postings_at = at;
         self.sections = sections;
-        self.lengths = lengths;
         self.section_locale = section_locale;
         self.section_lang = section_lang;
         self.heading_words = heading_words;
@@ -785,13 +796,11 @@ impl Index {
     /// each field, times the field's weight, each normalised by the field's
     /// length relative to its mean.
     fn field_tf(&self, id: usize, freqs: u32) -> f64 {
-        let w = w();
         let mut tf = 0.0;
-        for (f, &length) in self.lengths[id].iter().enumerate() {
+        for (f, &norm) in self.field_norms[id].iter().enumerate() {
             let n = (freqs >> (8 * f)) & 0xff;
             if n > 0 {
-                let relative = f64::from(length) / self.mean_length[f];
-                tf += w.field[f] * f64::from(n) / (1.0 - w.b[f] + w.b[f] * relative);
+                tf += f64::from(n) * norm;
             }
         }
         tf
@@ -959,7 +968,7 @@ impl Index {
             }
         }
         index_bytes += self.sections.len()
-            * (8 + 4 + 1 + 1 + 2 + std::mem::size_of::<SectionScore>() + 4 * FIELDS);
+            * (8 + 1 + 1 + 2 + std::mem::size_of::<SectionScore>() + 8 * FIELDS);
         index_bytes += 4 * (self.postings.len() + self.freqs.len() + self.postings_at.len());
         index_bytes += self.dict.heap_bytes();
         IndexStats {
