@@ -387,11 +387,11 @@ pub(crate) struct Index {
     sections: Vec<(u32, u32)>,
     /// Term id → where its postings start in `postings` (and end, at the next term's start).
     postings_at: Vec<u32>,
-    /// Postings `(section id << FLAG_BITS) | flags`, by term, ascending section ids.
-    postings: Vec<u32>,
-    /// Beside each posting: the term's frequency in each field, a byte each
-    /// (saturating), field `f` at bits `8 f`.
-    freqs: Vec<u32>,
+    /// Postings by term, ascending section ids: `(section id << FLAG_BITS) |
+    /// flags`, then the term's frequency in each field, a byte each
+    /// (saturating), field `f` at bits `8 f` (side by side: one cache line
+    /// per posting while building and ranking).
+    postings: Vec<[u32; 2]>,
     /// Section id → number of words in each field.
     /// Section id → what one occurrence in each field counts: the field's
     /// weight over BM25F's length normalisation (`1 - b + b * length / mean
@@ -539,8 +539,7 @@ impl Index {
         for t in 1..at.len() {
             at[t] += at[t - 1];
         }
-        let mut flat = vec![0u32; at[terms] as usize];
-        let mut freqs = vec![0u32; at[terms] as usize];
+        let mut flat = vec![[0u32; 2]; at[terms] as usize];
         let mut next = at.clone();
         last.iter_mut().for_each(|l| *l = u32::MAX);
         self.visit_terms(|term, flag, id| {
@@ -552,10 +551,11 @@ impl Index {
                 next[t] += 1;
                 next[t] as usize - 1
             };
-            flat[slot] = (id << FLAG_BITS) | (flat[slot] & ((1 << FLAG_BITS) - 1)) | flag;
+            let [posting, freqs] = &mut flat[slot];
+            *posting = (id << FLAG_BITS) | (*posting & ((1 << FLAG_BITS) - 1)) | flag;
             let shift = 8 * field_of(flag);
-            if (freqs[slot] >> shift) & 0xff < 0xff {
-                freqs[slot] += 1 << shift;
+            if (*freqs >> shift) & 0xff < 0xff {
+                *freqs += 1 << shift;
             }
         });
         let mut mean_length = [1.0; FIELDS];
@@ -577,7 +577,6 @@ impl Index {
                 norms
             })
             .collect();
-        self.freqs = freqs;
         self.postings = flat;
         self.postings_at = at;
         self.sections = sections;
@@ -588,17 +587,8 @@ impl Index {
         self.scratch = Vec::new();
     }
 
-    /// Where the postings (and frequencies) of a term are.
-    fn posting_range(&self, term: u32) -> (usize, usize) {
-        let t = term as usize;
-        match (self.postings_at.get(t), self.postings_at.get(t + 1)) {
-            (Some(&from), Some(&to)) => (from as usize, to as usize),
-            _ => (0, 0),
-        }
-    }
-
     /// The postings of a term.
-    fn postings_of(&self, term: u32) -> &[u32] {
+    fn postings_of(&self, term: u32) -> &[[u32; 2]] {
         let t = term as usize;
         match (self.postings_at.get(t), self.postings_at.get(t + 1)) {
             (Some(&from), Some(&to)) => &self.postings[from as usize..to as usize],
@@ -635,7 +625,7 @@ impl Index {
         let mut df = 0;
         let mut marked = Vec::new();
         for &member in &members {
-            for &posting in self.postings_of(member) {
+            for &[posting, _] in self.postings_of(member) {
                 let id = (posting >> FLAG_BITS) as usize;
                 if !marks[id] && self.section_lang(id) == lang {
                     marks[id] = true;
@@ -770,7 +760,7 @@ impl Index {
                 continue;
             };
             df.iter_mut().for_each(|d| *d = 0);
-            for &posting in self.postings_of(term) {
+            for &[posting, _] in self.postings_of(term) {
                 df[usize::from(self.section_locale[(posting >> FLAG_BITS) as usize])] += 1;
             }
             for (l, (_, n, _)) in self.locales.iter().enumerate() {
@@ -820,14 +810,12 @@ impl Index {
         for (g, group) in query.groups.iter().enumerate() {
             let mark = u16::try_from(g + 1).unwrap_or(u16::MAX);
             for term in &group.terms {
-                let (from, to) = self.posting_range(term.term);
-                for at in from..to {
-                    let posting = self.postings[at];
+                for &[posting, freqs] in self.postings_of(term.term) {
                     let id = (posting >> FLAG_BITS) as usize;
                     if term.lang.is_some_and(|lang| self.section_lang(id) != lang) {
                         continue;
                     }
-                    let tf = term.factor * self.field_tf(id, self.freqs[at]);
+                    let tf = term.factor * self.field_tf(id, freqs);
                     let a = &mut scores[id];
                     if a.group != mark {
                         if a.matched == 0 {
@@ -969,7 +957,7 @@ impl Index {
         }
         index_bytes += self.sections.len()
             * (8 + 1 + 1 + 2 + std::mem::size_of::<SectionScore>() + 8 * FIELDS);
-        index_bytes += 4 * (self.postings.len() + self.freqs.len() + self.postings_at.len());
+        index_bytes += 8 * self.postings.len() + 4 * self.postings_at.len();
         index_bytes += self.dict.heap_bytes();
         IndexStats {
             pages: self.pages.len(),
