@@ -418,6 +418,68 @@ fn pages_are_read_only_from_inside_the_root() {
     fs::remove_file(tree.path().join("../outside-secret.md")).unwrap();
 }
 
+/// Every Windows spelling that could reach another file, a device or an excluded folder is
+/// refused with one sentence on every system (the same forms run against the Windows binary
+/// under Wine in `.ci/parts/platforms.sh`).
+#[test]
+fn windows_path_forms_are_refused_everywhere() {
+    let tree = bilingual_tree();
+    tree.write("API/x.md", "# Upper\n\nhiddenupper\n");
+    tree.write("guide/Dist/x.md", "# Upper\n\nhiddenupper\n");
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let not_portable = |path: &str| {
+        format!(
+            "path must name the same page on every system (no `:`, no Windows device name such as CON or NUL, no name ending in a dot or space): {path}"
+        )
+    };
+    let cases = [
+        ("..\\", "path must use `/` separators: ..\\".to_owned()),
+        (
+            "guide\\..\\..\\x.md",
+            "path must use `/` separators: guide\\..\\..\\x.md".to_owned(),
+        ),
+        (
+            "C:\\x.md",
+            "path must use `/` separators: C:\\x.md".to_owned(),
+        ),
+        (
+            "C:x.md",
+            "path must be relative to the docs root: C:x.md".to_owned(),
+        ),
+        (
+            "//server/share/x.md",
+            "path must be relative to the docs root: //server/share/x.md".to_owned(),
+        ),
+        ("CON.md", not_portable("CON.md")),
+        ("nul.md", not_portable("nul.md")),
+        ("COM1.md", not_portable("COM1.md")),
+        ("guide/aux.md", not_portable("guide/aux.md")),
+        ("index.md:x", not_portable("index.md:x")),
+        ("index.md::$DATA", not_portable("index.md::$DATA")),
+        ("index.md.", not_portable("index.md.")),
+        ("index.md ", not_portable("index.md ")),
+        ("api./x.md", not_portable("api./x.md")),
+        (
+            "GETTIN~1.MD",
+            "only `.md` pages can be read: GETTIN~1.MD".to_owned(),
+        ),
+        ("API/x.md", "page not found: API/x.md".to_owned()),
+        (
+            "guide/Dist/x.md",
+            "page not found: guide/Dist/x.md".to_owned(),
+        ),
+    ];
+    for (asked, message) in cases {
+        let error = docs.page(asked).unwrap_err();
+        assert_eq!(error.to_string(), message, "{asked:?}");
+    }
+    let found = docs.search("hiddenupper", 10).unwrap();
+    assert!(
+        found.is_empty(),
+        "excluded folders in another case were indexed: {found:?}"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn symlinks_leaving_the_root_are_refused_and_not_indexed() {

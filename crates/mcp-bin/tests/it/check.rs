@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-use botmesh_mcp::internal::flow_analyzer::parse_source;
+use botmesh_flow_analyzer::parse_source;
 
 const CLEAN: &str = r#"{"version": 2, "id": "main", "steps": [
   {"id": "ask_name", "kind": "ask", "text": "Your name?", "save": "name"},

@@ -1,9 +1,13 @@
 //! End-to-end: the binary's HTTP and token command lines.
 
+use std::process::Command;
+// The HTTP server is stopped with a signal: those tests are Unix-only.
+#[cfg(unix)]
 use std::io::{BufRead, BufReader, Read, Write};
+#[cfg(unix)]
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+#[cfg(unix)]
+use std::process::Stdio;
 
 const BIN: &str = env!("CARGO_BIN_EXE_botmesh-mcp");
 
@@ -65,31 +69,53 @@ fn http_refuses_unsafe_or_incomplete_command_lines() {
     assert!(output.stdout.is_empty());
 }
 
-#[test]
-fn http_serves_initialize_and_stops_on_sigterm() {
-    // Pick a free port, then hand it to the server.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port();
+/// Starts `botmesh-mcp ARGS --http 127.0.0.1:0` and reads the bound address from its log: no
+/// port is picked, released and reused. (Stopping it takes a signal: Unix only.)
+#[cfg(unix)]
+fn spawn_http(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    u16,
+    BufReader<std::process::ChildStderr>,
+) {
     let mut child = Command::new(BIN)
-        .args(["--http", &format!("127.0.0.1:{port}")])
+        .args(args)
+        .args(["--http", "127.0.0.1:0"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let started = Instant::now();
-    let mut stream = loop {
-        match TcpStream::connect(("127.0.0.1", port)) {
-            Ok(stream) => break stream,
-            Err(_) if started.elapsed() < Duration::from_secs(10) => {
-                std::thread::sleep(Duration::from_millis(20))
-            }
-            Err(error) => panic!("the server never listened: {error}"),
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let port = loop {
+        line.clear();
+        let read = stderr.read_line(&mut line).expect("read stderr");
+        assert!(read > 0, "the server exited before listening");
+        if line.contains("listening over HTTP") {
+            // `addr=127.0.0.1:1234` in text logs, `"addr":"127.0.0.1:1234"` in JSON ones.
+            let rest = line
+                .split_once("addr=")
+                .or_else(|| line.split_once("\"addr\":\""))
+                .map(|(_, rest)| rest.trim_start_matches('"'))
+                .expect("the address in the log line");
+            let addr: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                .collect();
+            let addr: std::net::SocketAddr = addr.parse().expect("an address");
+            break addr.port();
         }
     };
+    (child, port, stderr)
+}
+
+#[cfg(unix)]
+#[test]
+fn http_serves_initialize_and_stops_on_sigterm() {
+    let (mut child, port, stderr_reader) = spawn_http(&[]);
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli","version":"1"}}}"#;
     write!(
         stream,
@@ -124,12 +150,62 @@ fn http_serves_initialize_and_stops_on_sigterm() {
         stdout.is_empty(),
         "nothing on stdout in HTTP mode: {stdout}"
     );
-    let stderr: Vec<String> = BufReader::new(child.stderr.take().expect("stderr"))
-        .lines()
-        .map_while(Result::ok)
-        .collect();
+    let stderr: Vec<String> = stderr_reader.lines().map_while(Result::ok).collect();
     assert!(
-        stderr.iter().any(|line| line.contains("listening")),
+        stderr.iter().any(|line| line.contains("SIGTERM received")),
         "{stderr:?}"
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn json_logs_and_health_probes() {
+    let (mut child, port, stderr_reader) = spawn_http(&["--log-format", "json"]);
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    write!(
+        stream,
+        "GET /healthz HTTP/1.1\r\nHost: probe.internal\r\nConnection: close\r\n\r\n"
+    )
+    .expect("write");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(response.ends_with("ok\n"), "{response}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    assert!(child.wait().expect("wait").success());
+    let lines: Vec<serde_json::Value> = stderr_reader
+        .lines()
+        .map_while(Result::ok)
+        .map(|line| serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["message"] == "SIGTERM received" && l["level"] == "INFO"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn operations_flags_are_checked() {
+    for (args, expected) in [
+        (
+            &["--metrics", "127.0.0.1:0"][..],
+            "--metrics needs --http ADDR",
+        ),
+        (&["--http", "0", "--log-format", "xml"][..], "--log-format"),
+        (
+            &["--http", "0", "--max-inflight-body", "lots"][..],
+            "not a byte count",
+        ),
+    ] {
+        let output = Command::new(BIN).args(args).output().expect("run");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
 }

@@ -3,6 +3,9 @@
 //! files or sockets.
 
 mod check;
+#[cfg(feature = "http")]
 mod cli;
 mod docs;
+#[cfg(not(feature = "http"))]
+mod no_http;
 mod stdio;
