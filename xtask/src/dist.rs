@@ -35,8 +35,9 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The largest binary we ship (4 MiB, the budget for every platform).
-pub(crate) const MAX_SIZE: u64 = 4 * 1024 * 1024;
+/// The largest binary we ship, on every platform: 5 MiB with the flow renderer in (4 MiB
+/// without it was the budget before the renderer's font and rasterizer).
+pub(crate) const MAX_SIZE: u64 = 5 * 1024 * 1024;
 
 /// The flags of a static Linux build.
 const LINUX_STATIC_RUSTFLAGS: &str =
