@@ -87,6 +87,15 @@ impl Root {
         Ok(Root { dir, canonical })
     }
 
+    /// The path on this machine of `rel` (`/`-separated, relative to the root), joined one
+    /// segment at a time: a root in Windows' verbatim form (`\\?\C:\docs`, what
+    /// `fs::canonicalize` returns there) takes no `/` as a separator.
+    fn path_of(&self, rel: &str) -> PathBuf {
+        let mut path = self.dir.clone();
+        path.extend(rel.split('/').filter(|segment| !segment.is_empty()));
+        path
+    }
+
     /// The canonical target's path relative to the root, if it stays inside.
     fn inside(&self, target: &Path) -> Option<String> {
         let rel = target.strip_prefix(&self.canonical).ok()?;
@@ -173,7 +182,7 @@ impl Root {
                         // Named from the root as given, like the walked folders, so one
                         // folder is never listed under two spellings.
                         dirs.push(match target_rel.rsplit_once('/') {
-                            Some((parent, _)) => self.dir.join(parent),
+                            Some((parent, _)) => self.path_of(parent),
                             None => self.dir.clone(),
                         });
                     }
@@ -195,7 +204,7 @@ impl Root {
             path: rel.to_owned(),
             source,
         };
-        let target = fs::canonicalize(self.dir.join(rel)).map_err(io_error)?;
+        let target = fs::canonicalize(self.path_of(rel)).map_err(io_error)?;
         if self.inside(&target).is_none() {
             return Err(Error::EscapesRoot(rel.to_owned()));
         }
@@ -208,13 +217,15 @@ impl Root {
         if asked.contains('\0') {
             return Err(Error::NulByte);
         }
-        if asked.contains('\\') {
-            return Err(Error::Backslash(asked.to_owned()));
-        }
+        // Absolute in any spelling (`/x`, `\x`, `\\server\share\x`, `C:\x`, `C:/x`, `c:x`)
+        // before backslashes, so a Windows path gets the error that explains it.
         let bytes = asked.as_bytes();
         let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
-        if asked.starts_with('/') || drive {
+        if asked.starts_with(['/', '\\']) || drive {
             return Err(Error::NotRelative(asked.to_owned()));
+        }
+        if asked.contains('\\') {
+            return Err(Error::Backslash(asked.to_owned()));
         }
         let mut segments = Vec::new();
         for segment in asked.split('/') {
@@ -234,7 +245,7 @@ impl Root {
         if !servable(&rel) {
             return Err(Error::PageNotFound(asked.to_owned()));
         }
-        let path = self.dir.join(&rel);
+        let path = self.path_of(&rel);
         let target = match fs::canonicalize(&path) {
             Ok(target) => target,
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
@@ -278,5 +289,32 @@ mod tests {
         assert!(!servable("guide/.draft.md"));
         assert!(!servable("guide/x.txt"));
         assert!(!servable("dist/x.md"));
+    }
+
+    /// An absolute path is refused as such in every spelling, Windows' included, before
+    /// anything is read (and before the backslash rule, whose message would mislead).
+    #[test]
+    fn absolute_paths_in_every_spelling_are_not_relative() {
+        let root = Root::new(std::env::temp_dir()).unwrap();
+        for asked in [
+            "/etc/passwd",
+            "//server/share/x.md",
+            "\\x.md",
+            "\\\\server\\share\\x.md",
+            "\\\\?\\C:\\docs\\x.md",
+            "C:\\docs\\x.md",
+            "C:/docs/x.md",
+            "c:x.md",
+        ] {
+            let error = root.read_asked(asked).unwrap_err().to_string();
+            assert_eq!(
+                error,
+                format!("path must be relative to the docs root: {asked}")
+            );
+        }
+        assert_eq!(
+            root.read_asked("guide\\x.md").unwrap_err().to_string(),
+            "path must use `/` separators: guide\\x.md"
+        );
     }
 }

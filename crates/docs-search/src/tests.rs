@@ -764,3 +764,47 @@ fn changes_show_at_the_next_search_with_the_watcher() {
 fn changes_show_at_the_next_search_with_the_walk_fallback() {
     changes_show_at_the_next_search(crate::watch::Mode::Walk);
 }
+
+/// Other spellings of an excluded or hidden folder's page (case, a trailing dot, which
+/// Windows' case-insensitive, dot-trimming filesystems open as the same folder) are refused
+/// like the folder itself: what counts is the real path found, not the one asked.
+#[test]
+fn aliases_of_excluded_folders_are_not_served() {
+    let tree = bilingual_tree();
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    for asked in [
+        "API/decoy.md",
+        "Api/decoy.md",
+        "api./decoy.md",
+        "es/API/decoy.md",
+        "SUPERPOWERS/decoy.md",
+        "DIST/decoy.md",
+        ".VITEPRESS/decoy.md",
+    ] {
+        let error = docs.page(asked).unwrap_err().to_string();
+        assert_eq!(error, format!("page not found: {asked}"));
+    }
+}
+
+/// Windows: a docs root in verbatim form (`\\?\C:\…`, what `fs::canonicalize` returns there)
+/// takes no `/` as a separator; its pages are still listed, read and searched.
+#[cfg(windows)]
+#[test]
+fn a_verbatim_root_serves_its_pages() {
+    let tree = bilingual_tree();
+    let verbatim = fs::canonicalize(tree.path()).unwrap();
+    assert!(
+        verbatim.to_str().unwrap().starts_with(r"\\?\"),
+        "{verbatim:?}"
+    );
+    let docs = DocsIndex::new(verbatim).unwrap();
+    assert!(
+        docs.page("es/guide/configuracion.md")
+            .unwrap()
+            .contains("Configuración")
+    );
+    assert_eq!(
+        paths(&docs.search("appendLog", 5).unwrap()),
+        vec!["guide/logging.md"]
+    );
+}
