@@ -9,8 +9,7 @@ use serde_json::{Value, json};
 /// The digest of the example's document `{"version":2,"id":"demo","steps":[]}`, computed
 /// outside this code base: `printf '%s' '{"id":"demo","steps":[],"version":2}' | sha256sum`
 /// (its RFC 8785 canonical form: sorted keys, no whitespace).
-const DEMO_DIGEST: &str =
-    "sha256:64b1ce1891bc88fc0893b07babcce038fd98544b38e92a03acaae59976e3f40c";
+const DEMO_DIGEST: &str = "sha256:64b1ce1891bc88fc0893b07babcce038fd98544b38e92a03acaae59976e3f40c";
 
 #[test]
 fn the_embedding_example_runs() {
@@ -23,7 +22,9 @@ fn the_embedding_example_runs() {
     assert_eq!(answers[0]["id"], 1);
     assert_eq!(answers[0]["result"]["protocolVersion"], "2025-11-25");
     assert_eq!(answers[1]["id"], 2);
-    let tools = answers[1]["result"]["tools"].as_array().expect("a tool list");
+    let tools = answers[1]["result"]["tools"]
+        .as_array()
+        .expect("a tool list");
     assert!(
         tools.iter().any(|tool| tool["name"] == "flow_validate"),
         "{tools:?}"
