@@ -2,11 +2,11 @@
 //!
 //! - `cargo xtask schema [--check]`: regenerate (or check) `docs/schema/flow.schema.json` and
 //!   its embedded copy `crates/flow-schema/flow.schema.json`.
-//! - `cargo xtask dist`: build the release binary the npm packages ship (static on Linux) and
-//!   print its path.
-//! - `cargo xtask npm`: build that binary and assemble the npm packages in `target/npm/`.
-//! - `cargo xtask trace PROGRAM [ARGS...]`: run a program (built with symbols) and list the
-//!   functions it ran, in the order they first ran (what `dist` orders the code by).
+//! - `cargo xtask dist [--target TRIPLE]`: build the release binary an npm platform package
+//!   ships (static on Linux), check its structure and print its path.
+//! - `cargo xtask inspect PLATFORM FILE`: the structural checks of `dist` on any file.
+//! - `cargo xtask npm [--all-platforms]`: build the binaries and assemble the npm packages in
+//!   `target/npm/`.
 //! - `cargo xtask tidy`: the crate dependency arrows, a `//!` on every Rust file, no skipped or
 //!   panic-expecting tests (also a `#[test]`).
 #![expect(
@@ -16,9 +16,8 @@
 )]
 
 mod dist;
-mod elf;
+mod inspect;
 mod npm;
-mod order;
 mod schema;
 mod tidy;
 
@@ -43,14 +42,11 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("schema") => schema::run(&rest),
         Some("npm") => npm::run(&rest),
         Some("dist") => dist::run(&rest),
-        Some("trace") => order::run(&rest),
+        Some("inspect") => inspect::run(&rest),
         Some("tidy") => tidy::run(&rest),
-        // Internal: the tracer's trampoline, and the program its tests trace.
-        Some("trace-exec") => order::exec_traced(&rest),
-        Some("trace-fixture") => order::run_fixture(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <schema [--check] | dist [--locked] [--unordered] | npm | trace PROGRAM [ARGS...] | tidy>"
+                "usage: cargo xtask <schema [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | npm [--locked] [--no-build] [--all-platforms] | tidy>"
             );
             Err("unknown or missing task".into())
         }

@@ -1,13 +1,16 @@
-//! `cargo xtask npm [--locked] [--no-build] [--binary PLATFORM=PATH]...`: build the release binary
-//! for this machine (as `cargo xtask dist` does: static on Linux) and assemble the npm packages
-//! in `$CARGO_TARGET_DIR/npm/` (default `target/npm/`).
+//! `cargo xtask npm [--locked] [--no-build] [--all-platforms] [--binary PLATFORM=PATH]...`:
+//! build the release binaries (as `cargo xtask dist` does) and assemble the npm packages in
+//! `$CARGO_TARGET_DIR/npm/` (default `target/npm/`).
 //!
 //! The packages come from `npm/` in the repository: `npm/mcp` is the main package `@botmesh/mcp`
 //! (a Node launcher, no dependencies, no install scripts) and `npm/mcp-<platform>` the platform
 //! packages listed as its `optionalDependencies`. Assembling copies the main package and every
-//! platform package that has a binary: this machine's (built here) and any given with
-//! `--binary linux-arm64=path/to/botmesh-mcp` (built elsewhere). A platform package without a
-//! binary is never assembled, so a broken package cannot be packed by accident.
+//! platform package that has a binary: this machine's platform (built here), all six with
+//! `--all-platforms` (cross-built here, `tools/cross/install.sh` installs the toolchain), and
+//! any given with `--binary linux-arm64=path/to/botmesh-mcp` (built elsewhere, as the release
+//! workflow's native runners do). `--no-build` takes the binaries `dist` left in the target
+//! folder. A platform package without a binary is never assembled, so a broken package cannot
+//! be packed by accident.
 //!
 //! Versions are in lockstep: every `package.json` (and every `optionalDependencies` entry) must
 //! carry the workspace version from the root `Cargo.toml`, or the task fails before building.
@@ -26,23 +29,6 @@ fn binary_name(platform: &str) -> &'static str {
         "botmesh-mcp.exe"
     } else {
         "botmesh-mcp"
-    }
-}
-
-/// The npm platform name (`process.platform-process.arch`) of the machine running this task.
-fn host_platform() -> Option<&'static str> {
-    node_platform(std::env::consts::OS, std::env::consts::ARCH)
-}
-
-/// Maps Rust's `OS`/`ARCH` names to the npm platform packages we publish.
-fn node_platform(os: &str, arch: &str) -> Option<&'static str> {
-    match (os, arch) {
-        ("linux", "x86_64") => Some("linux-x64"),
-        ("linux", "aarch64") => Some("linux-arm64"),
-        ("macos", "x86_64") => Some("darwin-x64"),
-        ("macos", "aarch64") => Some("darwin-arm64"),
-        ("windows", "x86_64") => Some("win32-x64"),
-        _ => None,
     }
 }
 
@@ -125,6 +111,12 @@ fn lockstep_problems(npm: &Path, version: &str) -> Result<Vec<String>, Box<dyn E
             {
                 problems.push(format!(
                     "npm/{dir}/package.json must have os [\"{os}\"] and cpu [\"{cpu}\"]"
+                ));
+            }
+            if manifest.get("libc").is_some() {
+                // The Linux binaries are static: a `libc` field would keep them from Alpine.
+                problems.push(format!(
+                    "npm/{dir}/package.json restricts libc, but the binary is static"
                 ));
             }
             let binary = format!("bin/{}", binary_name(platform));
@@ -218,18 +210,20 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
     let root = crate::project_root();
     let mut locked = false;
     let mut build = true;
+    let mut all = false;
     let mut binaries: Vec<(String, PathBuf)> = Vec::new();
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match *arg {
             "--locked" => locked = true,
             "--no-build" => build = false,
+            "--all-platforms" => all = true,
             "--binary" => {
                 let spec = rest.next().ok_or("--binary needs PLATFORM=PATH")?;
                 let (platform, path) = spec.split_once('=').ok_or("--binary needs PLATFORM=PATH")?;
                 binaries.push((platform.to_owned(), PathBuf::from(path)));
             }
-            other => return Err(format!("unknown npm option {other} (accepted: --locked, --no-build, --binary PLATFORM=PATH)").into()),
+            other => return Err(format!("unknown npm option {other} (accepted: --locked, --no-build, --all-platforms, --binary PLATFORM=PATH)").into()),
         }
     }
 
@@ -243,19 +237,26 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
     }
 
     let target = crate::target_dir(&root);
-    if let Some(host) = host_platform()
-        && !binaries.iter().any(|(platform, _)| platform == host)
-    {
+    let wanted: Vec<crate::dist::Platform> = if all {
+        crate::dist::PLATFORMS.to_vec()
+    } else {
+        crate::dist::host_platform()?.into_iter().collect()
+    };
+    for platform in wanted.iter().rev() {
+        if binaries.iter().any(|(npm, _)| npm == platform.npm) {
+            continue;
+        }
         let binary = if build {
-            crate::dist::build(&root, locked, true)?
+            crate::dist::build(&root, platform.triple, locked)?
         } else {
-            crate::dist::binary_path(&root)?
+            crate::dist::path_for(&root, platform.triple)
         };
-        binaries.insert(0, (host.to_owned(), binary));
+        binaries.insert(0, (platform.npm.to_owned(), binary));
     }
     if binaries.is_empty() {
         return Err("this machine has no npm platform package; pass --binary PLATFORM=PATH".into());
     }
+    binaries.sort();
 
     let out = target.join("npm");
     let assembled = assemble(&npm, &out, &binaries)?;
@@ -309,6 +310,7 @@ mod tests {
                 "mcp-darwin-x64",
                 "mcp-linux-arm64",
                 "mcp-linux-x64",
+                "mcp-win32-arm64",
                 "mcp-win32-x64"
             ]
         );
@@ -347,12 +349,9 @@ mod tests {
     }
 
     #[test]
-    fn host_platform_names_match_npm() {
-        assert_eq!(node_platform("linux", "x86_64"), Some("linux-x64"));
-        assert_eq!(node_platform("macos", "aarch64"), Some("darwin-arm64"));
-        assert_eq!(node_platform("windows", "x86_64"), Some("win32-x64"));
-        assert_eq!(node_platform("freebsd", "x86_64"), None);
+    fn binary_names_follow_the_platform() {
         assert_eq!(binary_name("win32-x64"), "botmesh-mcp.exe");
+        assert_eq!(binary_name("win32-arm64"), "botmesh-mcp.exe");
         assert_eq!(binary_name("linux-arm64"), "botmesh-mcp");
     }
 

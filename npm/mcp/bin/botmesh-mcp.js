@@ -13,6 +13,7 @@ const PACKAGES = {
   'darwin-x64': '@botmesh/mcp-darwin-x64',
   'linux-arm64': '@botmesh/mcp-linux-arm64',
   'linux-x64': '@botmesh/mcp-linux-x64',
+  'win32-arm64': '@botmesh/mcp-win32-arm64',
   'win32-x64': '@botmesh/mcp-win32-x64',
 }
 
