@@ -1,10 +1,11 @@
 //! End-to-end tests of `botmesh-mcp check`: the real binary on real files, its exit codes
 //! (0, 1, 2), its three output formats, and an empty stdout when a file cannot be read.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use botmesh_mcp::internal::flow_analyzer::parse_source;
+
+use crate::util::Dir;
 
 const CLEAN: &str = r#"{"version": 2, "id": "main", "steps": [
   {"id": "ask_name", "kind": "ask", "text": "Your name?", "save": "name"},
@@ -23,22 +24,21 @@ const PAY: &str = r#"{"version": 2, "id": "pay", "steps": [
 
 const VERSION_1: &str = r#"{"version": 1, "id": "old", "steps": [{"id": "a", "kind": "end"}]}"#;
 
-/// A scratch directory holding the given files; unique per test and process.
-fn scratch(test: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("botmesh-check-it-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("subflows")).expect("the temp dir is writable");
+/// A temporary folder holding the given files and an empty `subflows/`.
+fn scratch(test: &str, files: &[(&str, &str)]) -> Dir {
+    let dir = Dir::new(&format!("check-{test}"));
+    dir.create_dir("subflows");
     for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("the temp dir is writable");
+        dir.write(name, text);
     }
     dir
 }
 
-fn check(dir: &PathBuf, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_botmesh-mcp"))
+/// `botmesh-mcp check ARGS` run inside `dir`.
+fn check(dir: &Dir, args: &[&str]) -> Output {
+    dir.command()
         .arg("check")
         .args(args)
-        .current_dir(dir)
         .output()
         .expect("the binary runs")
 }

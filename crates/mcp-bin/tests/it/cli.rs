@@ -1,24 +1,17 @@
 //! End-to-end: the binary's HTTP and token command lines.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, ChildStderr, Stdio};
+use std::thread::JoinHandle;
 
-const BIN: &str = env!("CARGO_BIN_EXE_botmesh-mcp");
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("botmesh-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use crate::util::{Dir, command};
 
 #[test]
 fn token_new_prints_the_token_once_and_stores_only_its_hash() {
-    let dir = temp_dir("token");
-    let file = dir.join("tokens.jsonl");
-    let output = Command::new(BIN)
+    let dir = Dir::new("token");
+    let file = dir.path().join("tokens.jsonl");
+    let output = command()
         .args(["token", "new", "--scopes", "flow,docs", "--tokens"])
         .arg(&file)
         .output()
@@ -34,13 +27,13 @@ fn token_new_prints_the_token_once_and_stores_only_its_hash() {
     let stored = std::fs::read_to_string(&file).expect("tokens file");
     assert!(!stored.contains(token), "the token itself is never stored");
     assert!(stored.contains("flow") && stored.contains("docs"));
-    let bad = Command::new(BIN)
+    let bad = command()
         .args(["token", "new", "--scopes", "admin", "--tokens"])
         .arg(&file)
         .output()
         .expect("run");
     assert_eq!(bad.status.code(), Some(2));
-    let missing = Command::new(BIN)
+    let missing = command()
         .args(["token", "new", "--scopes", "flow"])
         .output()
         .expect("run");
@@ -49,72 +42,117 @@ fn token_new_prints_the_token_once_and_stores_only_its_hash() {
 
 #[test]
 fn http_refuses_unsafe_or_incomplete_command_lines() {
-    let output = Command::new(BIN)
+    let output = command()
         .args(["--http", "0.0.0.0:0"])
         .output()
         .expect("run");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("without a tokens file"), "{stderr}");
-    let output = Command::new(BIN)
-        .args(["--stateless"])
-        .output()
-        .expect("run");
+    let output = command().args(["--stateless"]).output().expect("run");
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--stateless needs --http ADDR"));
     assert!(output.stdout.is_empty());
 }
 
-#[test]
-fn http_serves_initialize_and_stops_on_sigterm() {
-    // Pick a free port, then hand it to the server.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port();
-    let mut child = Command::new(BIN)
-        .args(["--http", &format!("127.0.0.1:{port}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let started = Instant::now();
-    let mut stream = loop {
-        match TcpStream::connect(("127.0.0.1", port)) {
-            Ok(stream) => break stream,
-            Err(_) if started.elapsed() < Duration::from_secs(10) => {
-                std::thread::sleep(Duration::from_millis(20))
+/// `botmesh-mcp --http 127.0.0.1:0`, running: the system picks a free port and the server
+/// names it in its `listening` log line, which is read before any request is sent (no port
+/// chosen in advance, no connection retried until the server is up).
+struct HttpServer {
+    child: Child,
+    addr: SocketAddr,
+    /// The rest of stderr, collected until the server exits.
+    stderr: JoinHandle<String>,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let mut child = command()
+            .args(["--http", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut seen = String::new();
+        let addr = loop {
+            let mut line = String::new();
+            let read = stderr.read_line(&mut line).expect("read stderr");
+            assert!(read > 0, "the server exited before listening: {seen}");
+            seen.push_str(&line);
+            if line.contains("listening") {
+                let addr = line
+                    .split_whitespace()
+                    .find_map(|field| field.strip_prefix("addr="))
+                    .unwrap_or_else(|| panic!("the listening line names its address: {line}"));
+                break addr.parse().expect("a socket address");
             }
-            Err(error) => panic!("the server never listened: {error}"),
+        };
+        let stderr = std::thread::spawn(move || rest(stderr, seen));
+        HttpServer {
+            child,
+            addr,
+            stderr,
         }
-    };
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli","version":"1"}}}"#;
-    write!(
-        stream,
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("write");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).expect("read");
+    }
+
+    /// Sends one `initialize` over a fresh connection; returns the raw HTTP response.
+    fn initialize(&self) -> String {
+        let mut stream = TcpStream::connect(self.addr).expect("connect");
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli","version":"1"}}}"#;
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        )
+        .expect("write");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("read");
+        response
+    }
+}
+
+/// Everything left on `stderr` until it closes, after what was `seen` already.
+fn rest(mut stderr: BufReader<ChildStderr>, mut seen: String) -> String {
+    let _ = stderr.read_to_string(&mut seen);
+    seen
+}
+
+#[test]
+fn http_serves_initialize_on_the_address_it_logs() {
+    let mut server = HttpServer::start();
+    assert!(server.addr.ip().is_loopback() && server.addr.port() != 0);
+    let response = server.initialize();
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(
         response.to_ascii_lowercase().contains("mcp-session-id:"),
         "{response}"
     );
     assert!(response.contains("\"protocolVersion\":\"2025-11-25\""));
-    let pid = child.id().to_string();
-    let killed = Command::new("kill")
+    server.child.kill().expect("kill");
+    server.child.wait().expect("wait");
+    let _ = server.stderr.join();
+}
+
+/// SIGTERM is Unix's (on Windows the server stops on Ctrl+C, which a test cannot send to
+/// one child process without `unsafe` code).
+#[cfg(unix)]
+#[test]
+fn http_stops_gracefully_on_sigterm() {
+    let mut server = HttpServer::start();
+    assert!(server.initialize().starts_with("HTTP/1.1 200"));
+    let pid = server.child.id().to_string();
+    let killed = std::process::Command::new("kill")
         .args(["-TERM", &pid])
         .status()
         .expect("kill");
     assert!(killed.success());
-    let status = child.wait().expect("wait");
+    let status = server.child.wait().expect("wait");
     assert!(status.success(), "graceful shutdown exits 0: {status:?}");
     let mut stdout = String::new();
-    child
+    server
+        .child
         .stdout
         .take()
         .expect("stdout")
@@ -124,12 +162,6 @@ fn http_serves_initialize_and_stops_on_sigterm() {
         stdout.is_empty(),
         "nothing on stdout in HTTP mode: {stdout}"
     );
-    let stderr: Vec<String> = BufReader::new(child.stderr.take().expect("stderr"))
-        .lines()
-        .map_while(Result::ok)
-        .collect();
-    assert!(
-        stderr.iter().any(|line| line.contains("listening")),
-        "{stderr:?}"
-    );
+    let stderr = server.stderr.join().expect("stderr");
+    assert!(stderr.contains("SIGTERM received"), "{stderr}");
 }

@@ -1,8 +1,9 @@
 //! End-to-end tests of the `botmesh-mcp` binary, in one integration test binary (one link, not
-//! four): each module spawns the real executable (`CARGO_BIN_EXE_botmesh-mcp`) over real pipes,
-//! files or sockets.
+//! four): each module spawns the real executable over real pipes, files or sockets, through
+//! the one harness in `util` (the binary's path, a cleaned environment, temporary folders).
 
 mod check;
 mod cli;
 mod docs;
 mod stdio;
+mod util;
