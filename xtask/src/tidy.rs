@@ -59,14 +59,20 @@ pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     }
     for file in files {
         let text = std::fs::read_to_string(&file)?;
-        let shown = file
-            .strip_prefix(root)
-            .unwrap_or(&file)
-            .display()
-            .to_string();
-        problems.extend(file_problems(&shown, &text));
+        problems.extend(file_problems(&shown(root, &file), &text));
     }
     Ok(problems)
+}
+
+/// `file` relative to `root`, `/`-separated on every platform: the rules name files (and
+/// exempt this one) by that spelling.
+fn shown(root: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(root).unwrap_or(file);
+    let parts: Vec<_> = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy())
+        .collect();
+    parts.join("/")
 }
 
 /// `(crate, workspace crate it depends on)` pairs, from `cargo metadata`.
@@ -222,6 +228,13 @@ mod tests {
             "cargo xtask tidy:\n{}",
             problems.join("\n")
         );
+    }
+
+    #[test]
+    fn files_are_shown_with_slashes_on_every_platform() {
+        let root = crate::project_root();
+        let file = root.join("xtask").join("src").join("tidy.rs");
+        assert_eq!(shown(&root, &file), "xtask/src/tidy.rs");
     }
 
     #[test]
