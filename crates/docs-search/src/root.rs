@@ -87,15 +87,6 @@ impl Root {
         Ok(Root { dir, canonical })
     }
 
-    /// The path on this machine of `rel` (`/`-separated, relative to the root), joined one
-    /// segment at a time: a root in Windows' verbatim form (`\\?\C:\docs`, what
-    /// `fs::canonicalize` returns there) takes no `/` as a separator.
-    fn path_of(&self, rel: &str) -> PathBuf {
-        let mut path = self.dir.clone();
-        path.extend(rel.split('/').filter(|segment| !segment.is_empty()));
-        path
-    }
-
     /// The canonical target's path relative to the root, if it stays inside.
     fn inside(&self, target: &Path) -> Option<String> {
         let rel = target.strip_prefix(&self.canonical).ok()?;
@@ -182,7 +173,7 @@ impl Root {
                         // Named from the root as given, like the walked folders, so one
                         // folder is never listed under two spellings.
                         dirs.push(match target_rel.rsplit_once('/') {
-                            Some((parent, _)) => self.path_of(parent),
+                            Some((parent, _)) => self.dir.join(parent),
                             None => self.dir.clone(),
                         });
                     }
@@ -204,7 +195,7 @@ impl Root {
             path: rel.to_owned(),
             source,
         };
-        let target = fs::canonicalize(self.path_of(rel)).map_err(io_error)?;
+        let target = fs::canonicalize(self.dir.join(rel)).map_err(io_error)?;
         if self.inside(&target).is_none() {
             return Err(Error::EscapesRoot(rel.to_owned()));
         }
@@ -245,7 +236,7 @@ impl Root {
         if !servable(&rel) {
             return Err(Error::PageNotFound(asked.to_owned()));
         }
-        let path = self.path_of(&rel);
+        let path = self.dir.join(&rel);
         let target = match fs::canonicalize(&path) {
             Ok(target) => target,
             Err(error) if error.kind() == io::ErrorKind::NotFound => {

@@ -786,8 +786,8 @@ fn aliases_of_excluded_folders_are_not_served() {
     }
 }
 
-/// Windows: a docs root in verbatim form (`\\?\C:\…`, what `fs::canonicalize` returns there)
-/// takes no `/` as a separator; its pages are still listed, read and searched.
+/// Windows: a docs root in verbatim form (`\\?\C:\…`, what `fs::canonicalize` returns there,
+/// where `/` is no separator) serves its pages like any other root.
 #[cfg(windows)]
 #[test]
 fn a_verbatim_root_serves_its_pages() {
