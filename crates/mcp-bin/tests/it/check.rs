@@ -191,3 +191,52 @@ fn usage_errors_exit_2() {
         );
     }
 }
+
+/// Files saved with Windows line ends (CRLF) check like any other.
+#[test]
+fn crlf_files_check_clean() {
+    let dir = scratch(
+        "crlf",
+        &[
+            ("shop.json", &CALLS_PAY.replace('\n', "\r\n")),
+            ("subflows/pay.json", &PAY.replace('\n', "\r\n")),
+        ],
+    );
+    let output = check(&dir, &["--subflows", "subflows", "shop.json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        "checked 1 file: 0 errors, 0 warnings, 0 infos\n"
+    );
+}
+
+/// Windows: paths written with backslashes and drive letters are files like any other, and
+/// each diagnostic names the file as the user spelled it.
+#[cfg(windows)]
+#[test]
+fn windows_paths_with_backslashes_and_drive_letters() {
+    let dir = scratch(
+        "windows",
+        &[("flows/shop.json", CALLS_PAY), ("subflows/pay.json", PAY)],
+    );
+    let text = check(&dir, &["flows\\shop.json"]);
+    assert_eq!(text.status.code(), Some(1));
+    assert!(
+        stdout(&text).starts_with("flows\\shop.json: error[missing-subflow] /steps/0/flow: "),
+        "{}",
+        stdout(&text)
+    );
+    let absolute = dir.path().join("flows").join("shop.json");
+    let absolute = absolute.to_str().expect("a UTF-8 path");
+    assert!(absolute.as_bytes()[1] == b':', "a drive letter: {absolute}");
+    let subflows = dir.path().join("subflows");
+    let fixed = check(
+        &dir,
+        &[
+            "--subflows",
+            subflows.to_str().expect("a UTF-8 path"),
+            absolute,
+        ],
+    );
+    assert_eq!(fixed.status.code(), Some(0), "{}", stdout(&fixed));
+}
