@@ -16,7 +16,7 @@ version=$(node -p 'require("./npm/mcp/package.json").version')
 platform=$(node -p 'process.platform + "-" + process.arch')
 
 bash tools/clients/setup.sh
-# The binary the platform package ships (static on Linux, start-up code ordered on x86-64; it
+# The binary the platform package ships (a static musl executable on Linux; it
 # prints its path on stdout, its size on stderr), then the packages around it.
 bin=$(CARGO_TERM_QUIET=true cargo xtask dist --locked)
 CARGO_TERM_QUIET=true cargo xtask npm --locked --no-build >/dev/null

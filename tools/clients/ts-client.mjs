@@ -3,10 +3,11 @@
 // package.json): spawn the server over stdio, initialize, list tools, call `flow_validate` on a
 // small valid document, and check what a user of the SDK relies on.
 //
-// usage: node ts-client.mjs [--expect VERSION] [--label TEXT] -- COMMAND [ARGS...]
+// usage: node ts-client.mjs [--expect VERSION] [--label TEXT] [--timeout SECONDS] -- COMMAND [ARGS...]
 //
 // Exits 0 and prints one summary line on success; prints one reason on stderr and exits 1
-// otherwise (also when the whole session takes longer than 30 s, so CI never stalls).
+// otherwise (also when the whole session takes longer than the timeout, 30 s unless given, so CI
+// never stalls; a server under an emulator such as qemu or Wine may need more).
 import { readFileSync } from 'node:fs'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -28,11 +29,12 @@ const VALID_DOCUMENT = {
 }
 
 function parseArgs(argv) {
-  const options = { expect: '2025-11-25', label: 'ts-sdk' }
+  const options = { expect: '2025-11-25', label: 'ts-sdk', timeout: 30 }
   let i = 0
   for (; i < argv.length && argv[i] !== '--'; i++) {
     if (argv[i] === '--expect') options.expect = argv[++i]
     else if (argv[i] === '--label') options.label = argv[++i]
+    else if (argv[i] === '--timeout') options.timeout = Number(argv[++i])
     else throw new Error(`unknown option ${argv[i]}`)
   }
   const command = argv.slice(i + 1)
@@ -98,10 +100,14 @@ async function main() {
   }
 }
 
+const timeout = (() => {
+  const at = process.argv.indexOf('--timeout')
+  return at > 0 && at < process.argv.indexOf('--') ? Number(process.argv[at + 1]) : 30
+})()
 const timer = setTimeout(() => {
-  console.error('ts-client: no answer within 30 s')
+  console.error(`ts-client: no answer within ${timeout} s`)
   process.exit(1)
-}, 30_000)
+}, timeout * 1000)
 timer.unref()
 
 main().then(

@@ -2,7 +2,8 @@
 # Installs what `cargo xtask dist --target TRIPLE` and `cargo xtask npm --all-platforms` need on
 # a Debian or Ubuntu x86-64 machine with Rust (rustup), Python and pip, from the package
 # registries only: the Rust targets of the six npm platforms (rustup), zig and cargo-zigbuild
-# (PyPI; zig links the cross targets), and Debian's mingw-w64 linker for Windows x86-64.
+# (PyPI; zig links the macOS and Windows arm64 targets), and Debian's cross gcc with its static
+# glibc for Linux arm64 and mingw-w64 linker for Windows x86-64.
 # With --run it also installs what runs the foreign binaries here: qemu-user (Linux arm64) and
 # Wine (Windows x86-64). Safe to run again; prints where things are.
 set -euo pipefail
@@ -16,7 +17,7 @@ for arg in "$@"; do
 done
 
 rustup target add --toolchain "$(rustup show active-toolchain | cut -d' ' -f1)" \
-  x86_64-unknown-linux-musl aarch64-unknown-linux-musl \
+  x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu \
   x86_64-pc-windows-gnu aarch64-pc-windows-gnullvm \
   aarch64-apple-darwin x86_64-apple-darwin >/dev/null
 
@@ -24,7 +25,7 @@ rustup target add --toolchain "$(rustup show active-toolchain | cut -d' ' -f1)" 
 python3 -m pip install --quiet --disable-pip-version-check \
   'ziglang==0.17.1' 'cargo-zigbuild==0.24.1'
 
-packages=(gcc-mingw-w64-x86-64)
+packages=(gcc-mingw-w64-x86-64 gcc-aarch64-linux-gnu libc6-dev-arm64-cross libc6-dev)
 if $run; then packages+=(qemu-user wine64); fi
 missing=()
 for package in "${packages[@]}"; do

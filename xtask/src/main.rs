@@ -5,6 +5,8 @@
 //! - `cargo xtask dist [--target TRIPLE]`: build the release binary an npm platform package
 //!   ships (static on Linux), check its structure and print its path.
 //! - `cargo xtask inspect PLATFORM FILE`: the structural checks of `dist` on any file.
+//! - `cargo xtask figures`: measure the shipped binary against a bare serde_json loop and write
+//!   the figures into the getting-started guide (EN and ES).
 //! - `cargo xtask npm [--all-platforms]`: build the binaries and assemble the npm packages in
 //!   `target/npm/`.
 //! - `cargo xtask tidy`: the crate dependency arrows, a `//!` on every Rust file, no skipped or
@@ -16,9 +18,11 @@
 )]
 
 mod dist;
+mod figures;
 mod inspect;
 mod npm;
 mod schema;
+mod stable_api;
 mod tidy;
 
 use std::error::Error;
@@ -43,10 +47,11 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("npm") => npm::run(&rest),
         Some("dist") => dist::run(&rest),
         Some("inspect") => inspect::run(&rest),
+        Some("figures") => figures::run(&rest),
         Some("tidy") => tidy::run(&rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <schema [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | npm [--locked] [--no-build] [--all-platforms] | tidy>"
+                "usage: cargo xtask <schema [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | figures [--runs N] [--binary PATH] | npm [--locked] [--no-build] [--all-platforms] | tidy>"
             );
             Err("unknown or missing task".into())
         }

@@ -3,9 +3,15 @@
 //! - the crates depend on each other only along the arrows of `ARCHITECTURE.md` (normal, dev
 //!   and build dependencies alike), and every workspace crate is listed here, so a new crate or
 //!   a new arrow is a decision, not an accident;
+//! - no stable item of `botmesh_mcp` mentions a type reachable only through `internal`, and
+//!   `botmesh-mcp-http` uses no `internal` item (`stable_api.rs`);
 //! - every Rust file starts with a `//!` comment saying what it is for;
 //! - no test is marked to expect a panic or to be skipped, also through `cfg_attr` (a test that
-//!   cannot fail, or does not run, is a defect).
+//!   cannot fail, or does not run, is a defect);
+//! - the step kinds are declared once (`step_shapes!` in `crates/flow-schema/src/model.rs`):
+//!   no other source file lists them all, as strings or as enum variants (tests may);
+//! - every limit constant of the product (`MAX_*`, `MIN_*`, `*_LIMIT` in `crates/`) has a row
+//!   in the Limits section of `ARCHITECTURE.md`.
 //!
 //! Printing from libraries is left to the workspace's clippy lints (`print_stdout`,
 //! `print_stderr`), which see through macros better than a text search would.
@@ -28,7 +34,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("botmesh-mcp-http", &["botmesh-mcp"]),
-    ("botmesh-mcp-cli", &["botmesh-mcp", "botmesh-mcp-http"]),
+    // `check` runs the analyzer directly, not through `botmesh_mcp::internal`.
+    (
+        "botmesh-mcp-cli",
+        &["botmesh-mcp", "botmesh-mcp-http", "botmesh-flow-analyzer"],
+    ),
     ("xtask", &["botmesh-flow-schema"]),
 ];
 
@@ -53,13 +63,18 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
 /// Every broken rule, one sentence each.
 pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     let mut problems = dependency_problems(&workspace_edges(root)?);
+    problems.extend(crate::stable_api::problems(root)?);
+    let architecture = std::fs::read_to_string(root.join("ARCHITECTURE.md"))?;
     let mut files = Vec::new();
     for folder in SOURCE_FOLDERS {
         files.extend(crate::files_with_extension(&root.join(folder), "rs")?);
     }
     for file in files {
         let text = std::fs::read_to_string(&file)?;
-        problems.extend(file_problems(&shown(root, &file), &text));
+        let shown = shown(root, &file);
+        problems.extend(file_problems(&shown, &text));
+        problems.extend(step_kind_problems(&shown, &text));
+        problems.extend(limit_problems(&shown, &text, &architecture));
     }
     Ok(problems)
 }
@@ -216,6 +231,73 @@ fn file_problems(path: &str, text: &str) -> Vec<String> {
     problems
 }
 
+/// The file that declares the step kinds.
+const STEP_SHAPES: &str = "crates/flow-schema/src/model.rs";
+
+/// A source file other than the declaration that names every step kind, as a string literal
+/// (`"message"`) or as an enum variant (a line `Message,` or `Message {`), holds a second list
+/// of the kinds. Tests are exempt: they may write documents of every kind.
+fn step_kind_problems(path: &str, text: &str) -> Vec<String> {
+    let path_slashes = path.replace('\\', "/");
+    let test = path_slashes.ends_with("tests.rs") || path_slashes.contains("/tests/");
+    if path_slashes == STEP_SHAPES || test {
+        return Vec::new();
+    }
+    let kinds = botmesh_flow_schema::StepKind::ALL;
+    let as_strings = kinds
+        .iter()
+        .all(|kind| text.contains(&format!("\"{}\"", kind.as_str())));
+    let as_variants = kinds.iter().all(|kind| {
+        let variant = format!("{kind:?}");
+        text.lines().any(|line| {
+            line.trim()
+                .strip_prefix(&variant)
+                .is_some_and(|rest| matches!(rest.trim(), "," | "{" | "= {"))
+        })
+    });
+    if as_strings || as_variants {
+        vec![format!(
+            "{path}: lists every step kind again: use botmesh_flow_schema::StepKind, declared once in {STEP_SHAPES}"
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Limit constants of the product's crates (not tests) that the Limits table of
+/// `ARCHITECTURE.md` does not name (as `` `NAME` `` or `` `path::NAME` ``).
+fn limit_problems(path: &str, text: &str, architecture: &str) -> Vec<String> {
+    let path_slashes = path.replace('\\', "/");
+    let test = path_slashes.ends_with("tests.rs") || path_slashes.contains("/tests/");
+    if !path_slashes.starts_with("crates/") || test {
+        return Vec::new();
+    }
+    let limits = architecture
+        .split_once("\n## Limits\n")
+        .map_or("", |(_, rest)| rest.split("\n## ").next().unwrap_or(rest));
+    let mut problems = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let Some((_, rest)) = line.split_once("const ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+            .collect();
+        let limit = name.starts_with("MAX_")
+            || name.starts_with("MIN_")
+            || name.starts_with("DEFAULT_MAX_")
+            || name.ends_with("_LIMIT");
+        if limit && !line.trim_start().starts_with("//") && !limits.contains(&format!("{name}`")) {
+            problems.push(format!(
+                "{path}:{}: the limit {name} has no row in the Limits section of ARCHITECTURE.md: add one naming it",
+                index + 1
+            ));
+        }
+    }
+    problems
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,5 +351,45 @@ mod tests {
         "#]]
         .assert_eq(&(file_problems("src/a.rs", &text).join("\n") + "\n"));
         assert!(file_problems("src/b.rs", "//! Fine.\nfn main() {}\n").is_empty());
+    }
+
+    #[test]
+    fn a_second_list_of_the_step_kinds_is_found() {
+        let kinds = botmesh_flow_schema::StepKind::ALL;
+        let strings: Vec<String> = kinds
+            .iter()
+            .map(|k| format!("\"{}\"", k.as_str()))
+            .collect();
+        let strings = format!("//! x\nconst KINDS: &[&str] = &[{}];\n", strings.join(", "));
+        let variants: Vec<String> = kinds.iter().map(|k| format!("    {k:?},\n")).collect();
+        let variants = format!("//! x\nenum Kind {{\n{}}}\n", variants.concat());
+        expect_test::expect![[r#"
+            crates/a/src/kinds.rs: lists every step kind again: use botmesh_flow_schema::StepKind, declared once in crates/flow-schema/src/model.rs
+        "#]]
+        .assert_eq(&(step_kind_problems("crates/a/src/kinds.rs", &strings).join("\n") + "\n"));
+        assert_eq!(
+            step_kind_problems("crates/a/src/kinds.rs", &variants).len(),
+            1
+        );
+        // One kind fewer is not a list of the kinds; tests and the declaration may list them.
+        let fewer = strings.replacen(&format!("\"{}\"", kinds[0].as_str()), "\"x\"", 1);
+        assert!(step_kind_problems("crates/a/src/kinds.rs", &fewer).is_empty());
+        assert!(step_kind_problems("crates/a/src/tests.rs", &strings).is_empty());
+        assert!(step_kind_problems("crates/a/tests/it/main.rs", &variants).is_empty());
+        assert!(step_kind_problems(STEP_SHAPES, &variants).is_empty());
+    }
+
+    #[test]
+    fn a_limit_missing_from_the_architecture_table_is_found() {
+        let architecture = "# A\n`MAX_B`\n## Limits\n| x | 1 | `a::MAX_A` |\n## Next\n`MAX_C`\n";
+        let text = "//! x\npub const MAX_A: usize = 1;\nconst MAX_B: u8 = 2;\n// const MIN_X: u8 = 0;\n\
+                    pub(crate) const BODY_LIMIT: usize = 3;\nconst MAXIMUM: u8 = 4;\n";
+        expect_test::expect![[r#"
+            crates/a/src/lib.rs:3: the limit MAX_B has no row in the Limits section of ARCHITECTURE.md: add one naming it
+            crates/a/src/lib.rs:5: the limit BODY_LIMIT has no row in the Limits section of ARCHITECTURE.md: add one naming it
+        "#]]
+        .assert_eq(&(limit_problems("crates/a/src/lib.rs", text, architecture).join("\n") + "\n"));
+        assert!(limit_problems("crates/a/src/tests.rs", text, architecture).is_empty());
+        assert!(limit_problems("xtask/src/dist.rs", text, architecture).is_empty());
     }
 }

@@ -28,9 +28,24 @@ pub enum Error {
     /// The asked path is empty or names a folder rather than a page.
     #[error("path must name a page: {0:?}")]
     NotAPage(String),
+    /// A segment means something else on Windows: a `:` (a drive or an alternate data stream),
+    /// a device name (`CON`, `NUL`, `COM1`, … whatever the extension) or a trailing dot or space
+    /// (which Windows drops, so `api./x.md` would open `api/x.md`).
+    #[error(
+        "path must name the same page on every system (no `:`, no Windows device name such as CON or NUL, no name ending in a dot or space): {0}"
+    )]
+    NotPortable(String),
     /// Only Markdown pages (`.md`) are served.
     #[error("only `.md` pages can be read: {0}")]
     NotMarkdown(String),
+    /// A page was asked from a character offset past its end.
+    #[error("offset {offset} is past the end of the page ({total} characters)")]
+    OffsetPastEnd {
+        /// The offset asked, in characters.
+        offset: usize,
+        /// The characters of the page.
+        total: usize,
+    },
     /// A page or folder under the root could not be read.
     #[error("cannot read {path}")]
     Io {

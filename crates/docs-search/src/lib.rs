@@ -106,6 +106,7 @@ mod error;
 mod index;
 mod markdown;
 mod root;
+mod slice;
 mod snippet;
 mod text;
 mod watch;
@@ -119,6 +120,7 @@ use std::time::Instant;
 
 pub use error::Error;
 pub use index::IndexStats;
+pub use slice::{PageSlice, slice_page};
 
 use index::Index;
 use root::Root;

@@ -35,9 +35,43 @@ pub(crate) struct Listed {
     pub(crate) stamp: Stamp,
 }
 
-/// Whether a folder of this name is skipped (hidden or excluded).
+/// Whether a folder of this name is skipped (hidden or excluded). Excluded names match in any
+/// case: on Windows and macOS `API/` is the `api/` folder.
 fn skipped_dir(name: &str) -> bool {
-    name.starts_with('.') || EXCLUDED_DIRS.contains(&name)
+    name.starts_with('.') || excluded(name)
+}
+
+fn excluded(name: &str) -> bool {
+    EXCLUDED_DIRS
+        .iter()
+        .any(|excluded| excluded.eq_ignore_ascii_case(name))
+}
+
+/// Whether one path segment names the same file on every system. Refused: a `:` (a drive, or a
+/// Windows alternate data stream such as `index.md::$DATA`), a trailing dot or space (Windows
+/// drops them, so `api./x.md` would open `api/x.md`), and Windows device names (`CON`, `PRN`,
+/// `AUX`, `NUL`, `COM0`–`COM9`, `LPT0`–`LPT9`, with any extension and in any case: `nul.md`
+/// opens the null device there).
+fn portable_segment(segment: &str) -> bool {
+    if segment.contains(':') || segment.ends_with('.') || segment.ends_with(' ') {
+        return false;
+    }
+    let stem = segment
+        .split('.')
+        .next()
+        .unwrap_or(segment)
+        .trim_end_matches(' ');
+    let upper = stem.to_ascii_uppercase();
+    let device = match upper.as_bytes() {
+        b"CON" | b"PRN" | b"AUX" | b"NUL" => true,
+        [b'C', b'O', b'M', digit] | [b'L', b'P', b'T', digit] => digit.is_ascii_digit(),
+        _ => ["COM", "LPT"].iter().any(|prefix| {
+            upper
+                .strip_prefix(prefix)
+                .is_some_and(|rest| ["¹", "²", "³"].contains(&rest))
+        }),
+    };
+    !device
 }
 
 /// Whether a `/`-separated relative page path is one the index serves:
@@ -46,10 +80,10 @@ fn servable(rel: &str) -> bool {
     let mut segments = rel.split('/').peekable();
     while let Some(segment) = segments.next() {
         let last = segments.peek().is_none();
-        if segment.is_empty() || segment.starts_with('.') {
+        if segment.is_empty() || segment.starts_with('.') || !portable_segment(segment) {
             return false;
         }
-        if !last && EXCLUDED_DIRS.contains(&segment) {
+        if !last && excluded(segment) {
             return false;
         }
         if last && !segment.ends_with(".md") {
@@ -229,6 +263,9 @@ impl Root {
         let Some(last) = segments.last() else {
             return Err(Error::NotAPage(asked.to_owned()));
         };
+        if !segments.iter().all(|segment| portable_segment(segment)) {
+            return Err(Error::NotPortable(asked.to_owned()));
+        }
         if !last.ends_with(".md") {
             return Err(Error::NotMarkdown(asked.to_owned()));
         }
@@ -280,6 +317,53 @@ mod tests {
         assert!(!servable("guide/.draft.md"));
         assert!(!servable("guide/x.txt"));
         assert!(!servable("dist/x.md"));
+        assert!(!servable("API/x.md"), "excluded folders match in any case");
+        assert!(!servable("es/Dist/x.md"));
+        assert!(!servable("a/SuperPowers/plans/x.md"));
+    }
+
+    #[test]
+    fn windows_names_are_not_portable() {
+        for name in [
+            "CON.md",
+            "con.md",
+            "nul.md",
+            "Nul",
+            "COM1.md",
+            "com9.txt.md",
+            "LPT1",
+            "aux.md",
+            "PRN.md",
+            "CON .md",
+            "COM¹.md",
+            "lpt³.md",
+            "index.md:x",
+            "index.md::$DATA",
+            "C:",
+            "index.md.",
+            "index.md ",
+            "api.",
+            "guide ",
+        ] {
+            assert!(!portable_segment(name), "{name:?} passed");
+        }
+        for name in [
+            "index.md",
+            "console.md",
+            "nullable.md",
+            "com.md",
+            "COM10.md",
+            "auxiliary.md",
+            "lpt.md",
+            "a.b.md",
+            "GETTIN~1.MD",
+            "my page.md",
+        ] {
+            assert!(portable_segment(name), "{name:?} refused");
+        }
+        assert!(!servable("guide/aux.md"));
+        assert!(!servable("CON.md"));
+        assert!(!servable("api./x.md"));
     }
 
     /// An absolute path is refused as such in every spelling, Windows' included, before

@@ -1,6 +1,6 @@
 //! The `flow_analyze` engine: validate every document, then describe, render and lint.
 
-use crate::fxhash::FxHashMap;
+use rustc_hash::FxHashMap;
 use std::str::FromStr;
 
 use serde::Serialize;

@@ -3,7 +3,7 @@
 //! Compilation walks the JSON directly. It never panics: a reference that does not resolve
 //! (impossible in a valid document) is skipped rather than followed.
 
-use crate::fxhash::FxHashMap;
+use rustc_hash::FxHashMap;
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -14,90 +14,34 @@ use crate::graph::EdgeKind;
 use crate::text::{condition_summary, push_value_summary};
 use crate::vars::Uses;
 
-/// The 14 step kinds of spec §2.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Message,
-    Media,
-    Buttons,
-    List,
-    Template,
-    Location,
-    Ask,
-    Branch,
-    Set,
-    Delay,
-    Action,
-    Subflow,
-    Handoff,
-    End,
+/// The step kinds, declared once with the document model in `botmesh-flow-schema` (the
+/// validator's tables and the JSON Schema come from the same declaration).
+pub(crate) use botmesh_flow_schema::StepKind as Kind;
+
+/// The keys read after compiling a step of this kind (labels, variables, lint), at most
+/// [`SLOTS`], each a property of the kind. `id`, `kind`, `next`, `default` and `onFail` are
+/// only read while compiling.
+fn kept(kind: Kind) -> &'static [Key] {
+    match kind {
+        Kind::Message | Kind::End => &[Key::Text],
+        Kind::Media => &[Key::Caption, Key::Filename, Key::Media],
+        Kind::Buttons => &[Key::Text, Key::Buttons],
+        Kind::List => &[Key::Text, Key::Sections],
+        Kind::Template => &[Key::Name, Key::Parameters],
+        Kind::Location => &[Key::Name, Key::Address, Key::Latitude, Key::Longitude],
+        Kind::Ask => &[Key::Text, Key::Save],
+        Kind::Branch => &[Key::Cases],
+        Kind::Set => &[Key::Var, Key::Value],
+        Kind::Delay => &[Key::Seconds, Key::Typing],
+        Kind::Action => &[Key::Handler, Key::Save],
+        Kind::Subflow => &[Key::Flow],
+        Kind::Handoff => &[Key::Text, Key::Queue],
+    }
 }
 
-impl Kind {
-    fn parse(kind: &str) -> Option<Self> {
-        Some(match kind {
-            "message" => Self::Message,
-            "media" => Self::Media,
-            "buttons" => Self::Buttons,
-            "list" => Self::List,
-            "template" => Self::Template,
-            "location" => Self::Location,
-            "ask" => Self::Ask,
-            "branch" => Self::Branch,
-            "set" => Self::Set,
-            "delay" => Self::Delay,
-            "action" => Self::Action,
-            "subflow" => Self::Subflow,
-            "handoff" => Self::Handoff,
-            "end" => Self::End,
-            _ => return None,
-        })
-    }
-
-    /// The spelling used in documents.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Self::Message => "message",
-            Self::Media => "media",
-            Self::Buttons => "buttons",
-            Self::List => "list",
-            Self::Template => "template",
-            Self::Location => "location",
-            Self::Ask => "ask",
-            Self::Branch => "branch",
-            Self::Set => "set",
-            Self::Delay => "delay",
-            Self::Action => "action",
-            Self::Subflow => "subflow",
-            Self::Handoff => "handoff",
-            Self::End => "end",
-        }
-    }
-
-    /// The keys read after compiling a step of this kind (labels, variables, lint), at most
-    /// [`SLOTS`]. `id`, `kind`, `next`, `default` and `onFail` are only read while compiling.
-    fn kept(self) -> &'static [Key] {
-        match self {
-            Self::Message | Self::End => &[Key::Text],
-            Self::Media => &[Key::Caption, Key::Filename, Key::Media],
-            Self::Buttons => &[Key::Text, Key::Buttons],
-            Self::List => &[Key::Text, Key::Sections],
-            Self::Template => &[Key::Name, Key::Parameters],
-            Self::Location => &[Key::Name, Key::Address, Key::Latitude, Key::Longitude],
-            Self::Ask => &[Key::Text, Key::Save],
-            Self::Branch => &[Key::Cases],
-            Self::Set => &[Key::Var, Key::Value],
-            Self::Delay => &[Key::Seconds, Key::Typing],
-            Self::Action => &[Key::Handler, Key::Save],
-            Self::Subflow => &[Key::Flow],
-            Self::Handoff => &[Key::Text, Key::Queue],
-        }
-    }
-
-    /// Steps that wait for the user's answer.
-    pub(crate) fn waits(self) -> bool {
-        matches!(self, Self::Buttons | Self::List | Self::Ask)
-    }
+/// Steps that wait for the user's answer.
+pub(crate) fn waits(kind: Kind) -> bool {
+    matches!(kind, Kind::Buttons | Kind::List | Kind::Ask)
 }
 
 /// Where an edge leads inside its flow.
@@ -138,7 +82,7 @@ pub(crate) struct LocalEdge<'a> {
     pub(crate) label: Option<Label<'a>>,
 }
 
-/// How many keys a step keeps after compiling (see [`Kind::kept`]).
+/// How many keys a step keeps after compiling (see [`kept`]).
 const SLOTS: usize = 4;
 
 /// One step of a compiled flow.
@@ -153,14 +97,14 @@ pub(crate) struct Step<'a> {
     pub(crate) value: &'a Value,
     /// This step's edges: a range of [`Flow::edges`].
     edges: Range<usize>,
-    /// The values of `kind.kept()`, in that order.
+    /// The values of `kept(kind)`, in that order.
     slots: [Option<&'a Value>; SLOTS],
 }
 
 impl<'a> Step<'a> {
     /// The value of a key of the step; `None` for a key its kind does not keep.
     pub(crate) fn field(&self, key: Key) -> Option<&'a Value> {
-        let slot = self.kind.kept().iter().position(|&k| k == key)?;
+        let slot = kept(self.kind).iter().position(|&k| k == key)?;
         self.slots[slot]
     }
 
@@ -470,7 +414,7 @@ pub(crate) fn compile_flow<'a>(document: &'a Value) -> Flow<'a> {
             .and_then(Kind::parse)
             .unwrap_or(Kind::Message);
         let mut slots = [None; SLOTS];
-        for (slot, key) in slots.iter_mut().zip(kind.kept()) {
+        for (slot, key) in slots.iter_mut().zip(kept(kind)) {
             *slot = fields[*key as usize];
         }
         steps.push(Step {
@@ -650,26 +594,9 @@ pub(crate) fn step_label<'a>(step: &Step<'a>) -> Cow<'a, str> {
 mod tests {
     use super::*;
 
-    const ALL_KINDS: [Kind; 14] = [
-        Kind::Message,
-        Kind::Media,
-        Kind::Buttons,
-        Kind::List,
-        Kind::Template,
-        Kind::Location,
-        Kind::Ask,
-        Kind::Branch,
-        Kind::Set,
-        Kind::Delay,
-        Kind::Action,
-        Kind::Subflow,
-        Kind::Handoff,
-        Kind::End,
-    ];
-
     #[test]
     fn kinds_parse_back_and_keep_the_keys_their_labels_read() {
-        for kind in ALL_KINDS {
+        for &kind in Kind::ALL {
             assert_eq!(Kind::parse(kind.as_str()), Some(kind));
         }
         let step = serde_json::json!({"id": "s", "kind": "location", "latitude": 1, "longitude": 2, "text": "x"});
@@ -714,12 +641,24 @@ mod tests {
             assert_eq!(*key as usize, i);
             assert_eq!(Key::parse(key.as_str()), Some(*key));
         }
-        for kind in ALL_KINDS {
-            let kept = kind.kept();
+        for &kind in Kind::ALL {
+            let kept = kept(kind);
             assert!(kept.len() <= SLOTS, "{kind:?}");
             for (i, key) in kept.iter().enumerate() {
                 assert!(!kept[..i].contains(key), "{kind:?} keeps {key:?} twice");
+                // The declaration of the step shapes says the kind has this property.
+                assert!(
+                    kind.fields().contains(&key.as_str()),
+                    "{kind:?} keeps {key:?}, which is not one of its properties"
+                );
             }
+        }
+        // Every key the analyzer reads is a property of some kind, as declared.
+        for key in all {
+            assert!(
+                Kind::ALL.iter().any(|k| k.fields().contains(&key.as_str())),
+                "{key:?} is no kind's property"
+            );
         }
         for other in [
             "", "nexts", "nam", "Next", "type", "onfail", "vars", "kinds", "idx",

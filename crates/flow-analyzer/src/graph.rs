@@ -153,7 +153,7 @@ pub(crate) fn describe_flow<'a>(
         id: step.id,
         kind: step.kind.as_str(),
         label: step_label(step),
-        waits: step.kind.waits(),
+        waits: crate::flow::waits(step.kind),
     }));
     let mut terminals: Vec<&str> = flow
         .steps

@@ -7,7 +7,7 @@
 use std::collections::hash_map::Entry;
 use std::str::FromStr;
 
-use crate::fxhash::FxHashMap;
+use rustc_hash::FxHashMap;
 
 use crate::error::Error;
 use crate::graph::{EdgeKind, Graph, IMPLICIT_END, Node};

@@ -7,8 +7,8 @@
 use serde_json::Value;
 
 use crate::flow::{Flow, Key, Kind};
-use crate::fxhash::FxHashSet;
 use crate::text::{Placeholder, find_pair, placeholders};
+use rustc_hash::FxHashSet;
 
 /// Where in a step a variable is used.
 #[derive(Debug, Clone, Copy)]

@@ -27,6 +27,7 @@
 //!   8785 implementation to agree with), `proptest`, `expect-test`.
 
 mod canonical;
+mod compact;
 mod diff;
 mod error;
 mod example;
@@ -34,10 +35,12 @@ mod limits;
 mod migrate;
 mod model;
 mod schema;
+mod step_shape;
 mod suggest;
 mod validate;
 
 pub use canonical::{Digest, canonical_json, digest};
+pub use compact::compact_schema;
 pub use diff::{ChangedStep, Diff, diff};
 pub use error::Error;
 pub use example::EXAMPLE_FLOW_DOCUMENT;
@@ -57,7 +60,7 @@ pub use limits::{
 pub use migrate::{AppliedStep, Migration, migrate};
 pub use model::{
     Button, Case, Comparison, Condition, FlowDocument, InputKind, MatchMode, MediaKind, Metadata,
-    Row, Scalar, Section, Step, Trigger, Variable,
+    Row, Scalar, Section, Step, StepKind, Trigger, Variable,
 };
 pub use schema::{FLOW_SCHEMA_JSON, json_schema, json_schema_string, limits_json, step_kinds};
 pub use validate::{Issue, Summary, TOP_LEVEL_KEYS, Validation, validate};

@@ -37,6 +37,7 @@ pub(crate) mod tests;
 
 use crate::canonical::{canonical_eq, integer_value};
 use crate::error::{json_type, short_json};
+use crate::limits::{MAX_BUTTON_TITLE, MAX_BUTTONS, MAX_FLOW_ID, MAX_LIST_ROWS, MAX_ROW_TITLE};
 use crate::{CURRENT_VERSION, Error, Issue};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -145,16 +146,6 @@ pub(crate) fn version_of(map: &Map<String, Value>) -> Result<u64, Error> {
     }
 }
 
-/// The longest flow id.
-const MAX_FLOW_ID: usize = 64;
-/// The longest button title (spec §2).
-const MAX_BUTTON_TITLE: usize = 20;
-/// The longest list row title (spec §2).
-const MAX_ROW_TITLE: usize = 24;
-/// The most buttons in a `buttons` step.
-const MAX_BUTTONS: usize = 3;
-/// The most rows in a `list` step.
-const MAX_ROWS: usize = 10;
 /// The list button label given to a menu that becomes a list.
 const LIST_BUTTON: &str = "Menu";
 
@@ -515,9 +506,9 @@ fn menu(step: &mut Map<String, Value>, name: &str, notes: &mut Vec<String>) {
             "menu step {name} became a list with {} in one section{label}",
             count(total, "row")
         ));
-        if total > MAX_ROWS {
+        if total > MAX_LIST_ROWS {
             notes.push(format!(
-                "menu step {name} has {total} options, more than the {MAX_ROWS} rows a list allows: all were kept and the document stays invalid until some are removed"
+                "menu step {name} has {total} options, more than the {MAX_LIST_ROWS} rows a list allows: all were kept and the document stays invalid until some are removed"
             ));
         }
     } else {

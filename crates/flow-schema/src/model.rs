@@ -22,6 +22,7 @@ use crate::limits::{
     TEMPLATE_NAME_PATTERN, URL_PATTERN, VARIABLE_NAME_PATTERN,
 };
 use crate::schema::transforms;
+use crate::step_shape::step_shapes;
 
 /// A botmesh flow document, version 2: one conversation flow of a messaging bot, as data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -141,287 +142,289 @@ pub enum Variable {
     },
 }
 
-/// One step of a flow, told apart by `kind`.
-///
-/// `next` names the step that follows; where it is absent, control falls through to the next
-/// array element (falling off the end of `steps` ends the flow). `branch`, `handoff` and `end`
-/// have no `next`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
-#[schemars(transform = transforms::step)]
-pub enum Step {
-    /// Sends a text message.
-    Message {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// The text; may contain `{{variable}}` placeholders.
-        #[schemars(length(min = 1, max = MAX_TEXT))]
-        text: String,
-        /// The step that follows.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Sends an image, video, audio, document or sticker.
-    Media {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// What is sent.
-        media: MediaKind,
-        /// Where the file is: an `https://` URL without spaces or control characters.
-        #[schemars(length(max = MAX_URL), regex(pattern = URL_PATTERN))]
-        url: String,
-        /// A caption (not for `audio` and `sticker`); may contain placeholders.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_CAPTION))]
-        caption: Option<String>,
-        /// The file name shown (only for `document`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_FILENAME))]
-        filename: Option<String>,
-        /// The step that follows.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Sends up to three reply buttons and waits for a tap.
-    Buttons {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// The text above the buttons; may contain placeholders.
-        #[schemars(length(min = 1, max = MAX_SHORT_TEXT))]
-        text: String,
-        /// The buttons.
-        #[schemars(length(min = 1, max = MAX_BUTTONS))]
-        buttons: Vec<Button>,
-        /// A header line.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_HEADER))]
-        header: Option<String>,
-        /// A footer line.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_HEADER))]
-        footer: Option<String>,
-        /// The step that follows a tap on a button without its own `next`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Sends a list of rows in sections and waits for a choice (at most 10 rows in all).
-    List {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// The text above the list; may contain placeholders.
-        #[schemars(length(min = 1, max = MAX_TEXT))]
-        text: String,
-        /// The label of the button that opens the list.
-        #[schemars(length(min = 1, max = MAX_LIST_BUTTON))]
-        button: String,
-        /// The sections.
-        #[schemars(length(min = 1, max = MAX_SECTIONS))]
-        sections: Vec<Section>,
-        /// A header line.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_HEADER))]
-        header: Option<String>,
-        /// A footer line.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_HEADER))]
-        footer: Option<String>,
-        /// The step that follows a choice of a row without its own `next`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Sends a pre-approved message template.
-    Template {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// The template name.
-        #[schemars(regex(pattern = TEMPLATE_NAME_PATTERN))]
-        name: String,
-        /// The template language (`en`, `pt_BR`).
-        #[schemars(regex(pattern = TEMPLATE_LANGUAGE_PATTERN))]
-        language: String,
-        /// The template's parameters, in order; each may contain placeholders.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(max = MAX_TEMPLATE_PARAMETERS), inner(length(min = 1, max = MAX_TEMPLATE_PARAMETER)))]
-        parameters: Option<Vec<String>>,
-        /// The step that follows.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Sends a map location.
-    Location {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// Latitude in degrees, -90 to 90.
-        #[schemars(range(min = -MAX_LATITUDE, max = MAX_LATITUDE))]
-        latitude: f64,
-        /// Longitude in degrees, -180 to 180.
-        #[schemars(range(min = -MAX_LONGITUDE, max = MAX_LONGITUDE))]
-        longitude: f64,
-        /// The place's name.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_LOCATION_NAME))]
-        name: Option<String>,
-        /// The place's address.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_LOCATION_ADDRESS))]
-        address: Option<String>,
-        /// The step that follows.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Asks a question, waits for the answer and saves it in a variable.
-    Ask {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// The question; may contain placeholders.
-        #[schemars(length(min = 1, max = MAX_TEXT))]
-        text: String,
-        /// The variable that receives the answer.
-        #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
-        save: String,
-        /// What answer is expected (default `text`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        input: Option<InputKind>,
-        /// A regular expression (RE2 syntax) a `text` answer must match.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1))]
-        pattern: Option<String>,
-        /// How often an invalid answer is asked again, 0 to 5 (default 2).
-        #[serde(
-            default,
-            skip_serializing_if = "Option::is_none",
-            deserialize_with = "int::option_u64"
-        )]
-        #[schemars(range(max = MAX_RETRIES))]
-        retries: Option<u64>,
-        /// What is said after an invalid answer.
-        #[serde(rename = "retryText", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_SHORT_TEXT))]
-        retry_text: Option<String>,
-        /// The step taken when the retries run out (default: as `next`).
-        #[serde(rename = "onFail", default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        on_fail: Option<String>,
-        /// The step that follows a valid answer.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Goes to the step of the first case whose condition holds.
-    Branch {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// The cases, tried in order.
-        #[schemars(length(min = 1, max = MAX_CASES))]
-        cases: Vec<Case>,
-        /// The step taken when no case holds (default: the following step).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        default: Option<String>,
-    },
-    /// Sets a variable.
-    Set {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// The variable written.
-        #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
-        var: String,
-        /// The value: a non-empty string (may contain placeholders), a number, a boolean or null.
-        value: Scalar,
-        /// The step that follows.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Waits before the next step.
-    Delay {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// How long, 1 to 86400 seconds.
-        #[serde(deserialize_with = "int::u64")]
-        #[schemars(range(min = MIN_DELAY_SECONDS, max = MAX_DELAY_SECONDS))]
-        seconds: u64,
-        /// Show a typing indicator while waiting.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        typing: Option<bool>,
-        /// The step that follows.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Calls a handler registered in the bot's code (the document only names it).
-    Action {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// The handler's name.
-        #[schemars(regex(pattern = HANDLER_PATTERN))]
-        handler: String,
-        /// Arguments passed to the handler (any JSON, at most 32 levels deep).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        args: Option<serde_json::Map<String, serde_json::Value>>,
-        /// The variable that receives the handler's result.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
-        save: Option<String>,
-        /// The step that follows.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Runs another flow, then continues with this step's successor.
-    Subflow {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// The id of the flow called.
-        #[schemars(regex(pattern = FLOW_ID_PATTERN))]
-        flow: String,
-        /// The step that follows when the called flow ends.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        next: Option<String>,
-    },
-    /// Hands the conversation to a human agent; the bot leaves it.
-    Handoff {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// The agents' queue.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_QUEUE))]
-        queue: Option<String>,
-        /// A last message; may contain placeholders.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_SHORT_TEXT))]
-        text: Option<String>,
-    },
-    /// Ends this flow (inside a subflow: returns to the caller).
-    End {
-        /// The step id, unique in the document.
-        #[schemars(regex(pattern = STEP_ID_PATTERN))]
-        id: String,
-        /// A last message; may contain placeholders.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(length(min = 1, max = MAX_TEXT))]
-        text: Option<String>,
-    },
+step_shapes! {
+    /// One step of a flow, told apart by `kind`.
+    ///
+    /// `next` names the step that follows; where it is absent, control falls through to the next
+    /// array element (falling off the end of `steps` ends the flow). `branch`, `handoff` and `end`
+    /// have no `next`.
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+    #[serde(tag = "kind", deny_unknown_fields)]
+    #[schemars(transform = transforms::step)]
+    pub enum Step {
+        /// Sends a text message.
+        Message = "message" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// The text; may contain `{{variable}}` placeholders.
+            #[schemars(length(min = 1, max = MAX_TEXT))]
+            required text: String,
+            /// The step that follows.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Sends an image, video, audio, document or sticker.
+        Media = "media" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// What is sent.
+            required media: MediaKind,
+            /// Where the file is: an `https://` URL without spaces or control characters.
+            #[schemars(length(max = MAX_URL), regex(pattern = URL_PATTERN))]
+            required url: String,
+            /// A caption (not for `audio` and `sticker`); may contain placeholders.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_CAPTION))]
+            optional caption: Option<String>,
+            /// The file name shown (only for `document`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_FILENAME))]
+            optional filename: Option<String>,
+            /// The step that follows.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Sends up to three reply buttons and waits for a tap.
+        Buttons = "buttons" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// The text above the buttons; may contain placeholders.
+            #[schemars(length(min = 1, max = MAX_SHORT_TEXT))]
+            required text: String,
+            /// The buttons.
+            #[schemars(length(min = 1, max = MAX_BUTTONS))]
+            required buttons: Vec<Button>,
+            /// A header line.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_HEADER))]
+            optional header: Option<String>,
+            /// A footer line.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_HEADER))]
+            optional footer: Option<String>,
+            /// The step that follows a tap on a button without its own `next`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Sends a list of rows in sections and waits for a choice (at most 10 rows in all).
+        List = "list" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// The text above the list; may contain placeholders.
+            #[schemars(length(min = 1, max = MAX_TEXT))]
+            required text: String,
+            /// The label of the button that opens the list.
+            #[schemars(length(min = 1, max = MAX_LIST_BUTTON))]
+            required button: String,
+            /// The sections.
+            #[schemars(length(min = 1, max = MAX_SECTIONS))]
+            required sections: Vec<Section>,
+            /// A header line.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_HEADER))]
+            optional header: Option<String>,
+            /// A footer line.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_HEADER))]
+            optional footer: Option<String>,
+            /// The step that follows a choice of a row without its own `next`.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Sends a pre-approved message template.
+        Template = "template" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// The template name.
+            #[schemars(regex(pattern = TEMPLATE_NAME_PATTERN))]
+            required name: String,
+            /// The template language (`en`, `pt_BR`).
+            #[schemars(regex(pattern = TEMPLATE_LANGUAGE_PATTERN))]
+            required language: String,
+            /// The template's parameters, in order; each may contain placeholders.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(max = MAX_TEMPLATE_PARAMETERS), inner(length(min = 1, max = MAX_TEMPLATE_PARAMETER)))]
+            optional parameters: Option<Vec<String>>,
+            /// The step that follows.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Sends a map location.
+        Location = "location" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// Latitude in degrees, -90 to 90.
+            #[schemars(range(min = -MAX_LATITUDE, max = MAX_LATITUDE))]
+            required latitude: f64,
+            /// Longitude in degrees, -180 to 180.
+            #[schemars(range(min = -MAX_LONGITUDE, max = MAX_LONGITUDE))]
+            required longitude: f64,
+            /// The place's name.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_LOCATION_NAME))]
+            optional name: Option<String>,
+            /// The place's address.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_LOCATION_ADDRESS))]
+            optional address: Option<String>,
+            /// The step that follows.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Asks a question, waits for the answer and saves it in a variable.
+        Ask = "ask" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// The question; may contain placeholders.
+            #[schemars(length(min = 1, max = MAX_TEXT))]
+            required text: String,
+            /// The variable that receives the answer.
+            #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
+            required save: String,
+            /// What answer is expected (default `text`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            optional input: Option<InputKind>,
+            /// A regular expression (RE2 syntax) a `text` answer must match.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1))]
+            optional pattern: Option<String>,
+            /// How often an invalid answer is asked again, 0 to 5 (default 2).
+            #[serde(
+                default,
+                skip_serializing_if = "Option::is_none",
+                deserialize_with = "int::option_u64"
+            )]
+            #[schemars(range(max = MAX_RETRIES))]
+            optional retries: Option<u64>,
+            /// What is said after an invalid answer.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_SHORT_TEXT))]
+            optional retry_text as "retryText": Option<String>,
+            /// The step taken when the retries run out (default: as `next`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional on_fail as "onFail": Option<String>,
+            /// The step that follows a valid answer.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Goes to the step of the first case whose condition holds.
+        Branch = "branch" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// The cases, tried in order.
+            #[schemars(length(min = 1, max = MAX_CASES))]
+            required cases: Vec<Case>,
+            /// The step taken when no case holds (default: the following step).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional default: Option<String>,
+        },
+        /// Sets a variable.
+        Set = "set" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// The variable written.
+            #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
+            required var: String,
+            /// The value: a non-empty string (may contain placeholders), a number, a boolean or null.
+            required value: Scalar,
+            /// The step that follows.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Waits before the next step.
+        Delay = "delay" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// How long, 1 to 86400 seconds.
+            #[serde(deserialize_with = "int::u64")]
+            #[schemars(range(min = MIN_DELAY_SECONDS, max = MAX_DELAY_SECONDS))]
+            required seconds: u64,
+            /// Show a typing indicator while waiting.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            optional typing: Option<bool>,
+            /// The step that follows.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Calls a handler registered in the bot's code (the document only names it).
+        Action = "action" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// The handler's name.
+            #[schemars(regex(pattern = HANDLER_PATTERN))]
+            required handler: String,
+            /// Arguments passed to the handler (any JSON, at most 32 levels deep).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            optional args: Option<serde_json::Map<String, serde_json::Value>>,
+            /// The variable that receives the handler's result.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
+            optional save: Option<String>,
+            /// The step that follows.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Runs another flow, then continues with this step's successor.
+        Subflow = "subflow" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// The id of the flow called.
+            #[schemars(regex(pattern = FLOW_ID_PATTERN))]
+            required flow: String,
+            /// The step that follows when the called flow ends.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            optional next: Option<String>,
+        },
+        /// Hands the conversation to a human agent; the bot leaves it.
+        Handoff = "handoff" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// The agents' queue.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_QUEUE))]
+            optional queue: Option<String>,
+            /// A last message; may contain placeholders.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_SHORT_TEXT))]
+            optional text: Option<String>,
+        },
+        /// Ends this flow (inside a subflow: returns to the caller).
+        End = "end" {
+            /// The step id, unique in the document.
+            #[schemars(regex(pattern = STEP_ID_PATTERN))]
+            required id: String,
+            /// A last message; may contain placeholders.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(length(min = 1, max = MAX_TEXT))]
+            optional text: Option<String>,
+        },
+    }
 }
 
 /// What a `media` step sends.

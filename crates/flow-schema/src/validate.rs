@@ -47,6 +47,7 @@ use crate::limits::{
     MAX_VARIABLE_DESCRIPTION, MAX_VARIABLE_NAME, MAX_VARIABLES, MIN_DELAY_SECONDS, MIN_KEYWORDS,
     MIN_STEPS,
 };
+use crate::model::StepKind;
 use crate::suggest::{closest, closest_property, did_you_mean, short};
 
 mod re2;
@@ -87,12 +88,6 @@ pub struct Validation {
     pub summary: Option<Summary>,
 }
 
-/// The 14 step kinds, in the order of the specification (and of the schema's `oneOf`).
-pub(crate) const STEP_KINDS: [&str; 14] = [
-    "message", "media", "buttons", "list", "template", "location", "ask", "branch", "set", "delay",
-    "action", "subflow", "handoff", "end",
-];
-
 /// The top-level keys of a version 2 document, in the order the spec lists them (and issues
 /// come in).
 pub const TOP_LEVEL_KEYS: [&str; 7] = [
@@ -129,67 +124,6 @@ const OPS: [&str; 11] = [
     "exists",
     "in",
 ];
-
-/// The properties of a step of each kind, in the order they are checked.
-fn step_fields(kind: &str) -> &'static [&'static str] {
-    match kind {
-        "message" => &["id", "kind", "text", "next"],
-        "media" => &["id", "kind", "media", "url", "caption", "filename", "next"],
-        "buttons" => &["id", "kind", "text", "buttons", "header", "footer", "next"],
-        "list" => &[
-            "id", "kind", "text", "button", "sections", "header", "footer", "next",
-        ],
-        "template" => &["id", "kind", "name", "language", "parameters", "next"],
-        "location" => &[
-            "id",
-            "kind",
-            "latitude",
-            "longitude",
-            "name",
-            "address",
-            "next",
-        ],
-        "ask" => &[
-            "id",
-            "kind",
-            "text",
-            "save",
-            "input",
-            "pattern",
-            "retries",
-            "retryText",
-            "onFail",
-            "next",
-        ],
-        "branch" => &["id", "kind", "cases", "default"],
-        "set" => &["id", "kind", "var", "value", "next"],
-        "delay" => &["id", "kind", "seconds", "typing", "next"],
-        "action" => &["id", "kind", "handler", "args", "save", "next"],
-        "subflow" => &["id", "kind", "flow", "next"],
-        "handoff" => &["id", "kind", "queue", "text"],
-        "end" => &["id", "kind", "text"],
-        _ => &["id", "kind"],
-    }
-}
-
-/// The required properties of a step of each kind (besides `id` and `kind`).
-fn step_required(kind: &str) -> &'static [&'static str] {
-    match kind {
-        "message" => &["text"],
-        "media" => &["media", "url"],
-        "buttons" => &["text", "buttons"],
-        "list" => &["text", "button", "sections"],
-        "template" => &["name", "language"],
-        "location" => &["latitude", "longitude"],
-        "ask" => &["text", "save"],
-        "branch" => &["cases"],
-        "set" => &["var", "value"],
-        "delay" => &["seconds"],
-        "action" => &["handler"],
-        "subflow" => &["flow"],
-        _ => &[],
-    }
-}
 
 /// Names and codes with a fixed pattern.
 #[derive(Clone, Copy)]
@@ -259,25 +193,33 @@ impl Shape {
         }
     }
 
-    fn rule(self) -> &'static str {
+    /// The rule a name breaks, with the lengths from the limits (a pattern's `{0,63}` is a
+    /// first character and up to `MAX_* - 1` more).
+    fn rule(self) -> String {
         match self {
-            Shape::FlowId => {
-                "must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, \"_\" or \"-\""
+            Shape::FlowId => format!(
+                "must be a flow id: a lowercase letter, then up to {} lowercase letters, digits, \"_\" or \"-\"",
+                MAX_FLOW_ID - 1
+            ),
+            Shape::StepId => format!(
+                "must be a step id: a letter, then up to {} letters, digits, \"_\" or \"-\"",
+                MAX_STEP_ID - 1
+            ),
+            Shape::Variable => format!(
+                "must be a variable name: a lowercase letter or \"_\", then up to {} lowercase letters, digits or \"_\"",
+                MAX_VARIABLE_NAME - 1
+            ),
+            Shape::Locale => "must be a locale such as \"en\" or \"pt-BR\"".to_owned(),
+            Shape::TemplateName => format!(
+                "must be a template name of 1-{MAX_TEMPLATE_NAME} lowercase letters, digits or \"_\""
+            ),
+            Shape::TemplateLanguage => {
+                "must be a template language such as \"en\" or \"pt_BR\"".to_owned()
             }
-            Shape::StepId => {
-                "must be a step id: a letter, then up to 63 letters, digits, \"_\" or \"-\""
-            }
-            Shape::Variable => {
-                "must be a variable name: a lowercase letter or \"_\", then up to 63 lowercase letters, digits or \"_\""
-            }
-            Shape::Locale => "must be a locale such as \"en\" or \"pt-BR\"",
-            Shape::TemplateName => {
-                "must be a template name of 1-512 lowercase letters, digits or \"_\""
-            }
-            Shape::TemplateLanguage => "must be a template language such as \"en\" or \"pt_BR\"",
-            Shape::Handler => {
-                "must be a handler name: a letter, then up to 127 letters, digits, \"_\" or \".\""
-            }
+            Shape::Handler => format!(
+                "must be a handler name: a letter, then up to {} letters, digits, \"_\" or \".\"",
+                MAX_HANDLER - 1
+            ),
         }
     }
 }
@@ -310,18 +252,17 @@ pub fn validate(document: &Value) -> Validation {
 /// Why `version` is not the current version, or `None` when it is.
 fn version_problem(version: Option<&Value>) -> Option<String> {
     let Some(version) = version else {
-        return Some(
-            "document has no version (read as version 0), the current version is 2: call flow_migrate first"
-                .to_owned(),
-        );
+        return Some(format!(
+            "document has no version (read as version 0), the current version is {CURRENT_VERSION}: call flow_migrate first"
+        ));
     };
     match as_integer(version) {
         Some(n) if n == CURRENT_VERSION as f64 => None,
         Some(n) if n == 0.0 || n == 1.0 => Some(format!(
-            "document version is {n}, the current version is 2: call flow_migrate first"
+            "document version is {n}, the current version is {CURRENT_VERSION}: call flow_migrate first"
         )),
         _ => Some(format!(
-            "unsupported version {version}: the current version is 2 (call flow_migrate to upgrade versions 0 and 1)"
+            "unsupported version {version}: the current version is {CURRENT_VERSION} (call flow_migrate to upgrade versions 0 and 1)"
         )),
     }
 }
@@ -526,7 +467,7 @@ impl<'d> Validator<'d> {
         match value.as_str() {
             Some(s) if shape.matches(s) => Some(s),
             _ => {
-                self.issue(shape.rule().to_owned());
+                self.issue(shape.rule());
                 None
             }
         }
@@ -705,7 +646,10 @@ impl<'d> Validator<'d> {
     }
 
     fn variables(&mut self, value: &'d Value) {
-        let Some(object) = self.object(value, "an object of at most 100 variables") else {
+        let Some(object) = value.as_object() else {
+            self.issue(format!(
+                "must be an object of at most {MAX_VARIABLES} variables"
+            ));
             return;
         };
         if object.len() > MAX_VARIABLES {
@@ -764,12 +708,14 @@ impl<'d> Validator<'d> {
         let Some(object) = self.object(value, "an object (a step)") else {
             return;
         };
-        let kind = object.get("kind").and_then(Value::as_str);
-        let known_kind = kind.filter(|k| STEP_KINDS.contains(k));
-        self.required(object, &["id", "kind"]);
-        if let Some(kind) = known_kind {
-            self.required(object, step_required(kind));
-        }
+        let known_kind = object
+            .get("kind")
+            .and_then(Value::as_str)
+            .and_then(StepKind::parse);
+        self.required(
+            object,
+            known_kind.map_or(&["id", "kind"][..], StepKind::required),
+        );
         self.field(object, "id", |v, value| {
             if let Some(id) = v.name(value, Shape::StepId)
                 && let Some(first) = v.step_ids.get(id).copied().filter(|f| *f != index)
@@ -780,21 +726,21 @@ impl<'d> Validator<'d> {
             }
         });
         self.field(object, "kind", |v, value| match value.as_str() {
-            Some(k) if STEP_KINDS.contains(&k) => {}
+            Some(_) if known_kind.is_some() => {}
             Some(k) => {
-                let message = match closest(k, STEP_KINDS) {
+                let message = match closest(k, StepKind::NAMES.iter().copied()) {
                     Some(s) => {
                         format!("unknown step kind \"{}\" (did you mean \"{s}\"?)", short(k))
                     }
                     None => format!(
                         "unknown step kind \"{}\": must be one of {}",
                         short(k),
-                        quoted_list(&STEP_KINDS)
+                        quoted_list(StepKind::NAMES)
                     ),
                 };
                 v.issue(message);
             }
-            None => v.issue(format!("must be one of {}", quoted_list(&STEP_KINDS))),
+            None => v.issue(format!("must be one of {}", quoted_list(StepKind::NAMES))),
         });
         let Some(kind) = known_kind else {
             // Without a kind, the other properties cannot be judged against one kind: `next`
@@ -803,7 +749,7 @@ impl<'d> Validator<'d> {
             let mut unknown: Vec<&str> = object
                 .keys()
                 .map(String::as_str)
-                .filter(|key| !STEP_KINDS.iter().any(|k| step_fields(k).contains(key)))
+                .filter(|key| !some_kind_has(key))
                 .collect();
             unknown.sort_unstable();
             for key in unknown {
@@ -813,23 +759,23 @@ impl<'d> Validator<'d> {
             return;
         };
         match kind {
-            "message" => self.field(object, "text", |v, value| {
+            StepKind::Message | StepKind::End => self.field(object, "text", |v, value| {
                 v.text(value, 1, MAX_TEXT);
             }),
-            "media" => self.media(object),
-            "buttons" => self.buttons(object),
-            "list" => self.list(object),
-            "template" => self.template(object),
-            "location" => self.location(object),
-            "ask" => self.ask(object),
-            "branch" => self.branch(object),
-            "set" => self.set(object),
-            "delay" => self.delay(object),
-            "action" => self.action(object),
-            "subflow" => self.field(object, "flow", |v, value| {
+            StepKind::Media => self.media(object),
+            StepKind::Buttons => self.buttons(object),
+            StepKind::List => self.list(object),
+            StepKind::Template => self.template(object),
+            StepKind::Location => self.location(object),
+            StepKind::Ask => self.ask(object),
+            StepKind::Branch => self.branch(object),
+            StepKind::Set => self.set(object),
+            StepKind::Delay => self.delay(object),
+            StepKind::Action => self.action(object),
+            StepKind::Subflow => self.field(object, "flow", |v, value| {
                 v.name(value, Shape::FlowId);
             }),
-            "handoff" => {
+            StepKind::Handoff => {
                 self.field(object, "queue", |v, value| {
                     v.text(value, 1, MAX_QUEUE);
                 });
@@ -837,11 +783,8 @@ impl<'d> Validator<'d> {
                     v.text(value, 1, MAX_SHORT_TEXT);
                 });
             }
-            _ => self.field(object, "text", |v, value| {
-                v.text(value, 1, MAX_TEXT);
-            }),
         }
-        let fields = step_fields(kind);
+        let fields = kind.fields();
         if fields.contains(&"next") {
             self.field(object, "next", |v, value| v.step_ref(value, "next"));
         }
@@ -849,7 +792,7 @@ impl<'d> Validator<'d> {
     }
 
     /// Unknown properties of a step: another kind's property is "not allowed" on this kind.
-    fn step_unknown(&mut self, object: &Map<String, Value>, kind: &str, fields: &[&str]) {
+    fn step_unknown(&mut self, object: &Map<String, Value>, kind: StepKind, fields: &[&str]) {
         let mut unknown: Vec<&str> = object
             .keys()
             .map(String::as_str)
@@ -857,9 +800,9 @@ impl<'d> Validator<'d> {
             .collect();
         unknown.sort_unstable();
         for key in unknown {
-            let elsewhere = STEP_KINDS.iter().any(|k| step_fields(k).contains(&key));
-            let message = if elsewhere {
-                let article = if matches!(kind, "ask" | "action" | "end") {
+            let message = if some_kind_has(key) {
+                let kind = kind.as_str();
+                let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
                     "an"
                 } else {
                     "a"
@@ -1247,6 +1190,13 @@ impl<'d> Validator<'d> {
         }
         true
     }
+}
+
+/// Whether a step of some kind has the property `key`.
+fn some_kind_has(key: &str) -> bool {
+    StepKind::ALL
+        .iter()
+        .any(|kind| kind.fields().contains(&key))
 }
 
 fn array_rule(min: usize, max: usize, noun: &str) -> String {

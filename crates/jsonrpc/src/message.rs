@@ -3,7 +3,7 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
-/// Error codes of JSON-RPC 2.0 and the MCP specification.
+/// Error codes of JSON-RPC 2.0 (the protocols built on it define their own in their crates).
 pub mod codes {
     /// Invalid JSON.
     pub const PARSE_ERROR: i64 = -32700;
@@ -15,12 +15,6 @@ pub mod codes {
     pub const INVALID_PARAMS: i64 = -32602;
     /// Internal error (a bug on the server's side).
     pub const INTERNAL_ERROR: i64 = -32603;
-    /// MCP 2026-07-28: an HTTP header disagrees with the body.
-    pub const HEADER_MISMATCH: i64 = -32020;
-    /// MCP 2026-07-28: a client capability the request needs was not declared.
-    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
-    /// MCP 2026-07-28: the requested protocol version is not served.
-    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 /// A request id: a string or an integer, echoed back with the same JSON type.

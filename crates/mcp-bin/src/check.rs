@@ -15,7 +15,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use botmesh_mcp::internal::flow_analyzer::{self as analyzer, ReportFormat, Value};
+use botmesh_flow_analyzer::{self as analyzer, ReportFormat, Value};
 
 const USAGE: &str =
     "usage: botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...
@@ -82,8 +82,8 @@ struct Loaded {
 
 fn load(path: &Path) -> Result<Loaded, String> {
     let name = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read {name}: {}", lower(&e)))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {name}: {}", io_error_kind(&e)))?;
     let document = analyzer::parse_source(&name, &text).map_err(|e| e.to_string())?;
     Ok(Loaded {
         name,
@@ -92,7 +92,9 @@ fn load(path: &Path) -> Result<Loaded, String> {
     })
 }
 
-fn lower(error: &std::io::Error) -> String {
+/// The error's kind in words ("entity not found"), without the operating system's text, which
+/// may carry an absolute path or vary by platform.
+fn io_error_kind(error: &std::io::Error) -> String {
     error.kind().to_string()
 }
 
@@ -104,12 +106,22 @@ fn subflow_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             out.push(path.clone());
             continue;
         }
-        let entries = std::fs::read_dir(path)
-            .map_err(|e| format!("cannot read directory {}: {}", path.display(), lower(&e)))?;
+        let entries = std::fs::read_dir(path).map_err(|e| {
+            format!(
+                "cannot read directory {}: {}",
+                path.display(),
+                io_error_kind(&e)
+            )
+        })?;
         let mut found = Vec::new();
         for entry in entries {
-            let entry = entry
-                .map_err(|e| format!("cannot read directory {}: {}", path.display(), lower(&e)))?;
+            let entry = entry.map_err(|e| {
+                format!(
+                    "cannot read directory {}: {}",
+                    path.display(),
+                    io_error_kind(&e)
+                )
+            })?;
             let file = entry.path();
             if file.extension().is_some_and(|x| x == "json") && !file.is_dir() {
                 found.push(file);

@@ -6,14 +6,13 @@
 //! - `botmesh-mcp token new --scopes LIST --tokens FILE` adds a bearer token for `--http`.
 
 mod check;
+mod http;
+mod logjson;
 
-use botmesh_mcp::{ServerOptions, create_mcp_server, run_stdio};
-use botmesh_mcp_http::HttpOptions;
+use botmesh_mcp::{OptionsError, ServeError, ServerOptions, create_mcp_server, run_stdio};
 use std::ffi::OsString;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 const USAGE: &str = "\
 botmesh-mcp: an MCP server for botmesh flow documents and guides
@@ -28,6 +27,7 @@ Options:
   --docs DIR            serve docs_search and docs_page over this Markdown tree
                         (default: $BOTMESH_DOCS_DIR, then the legacy $BOTWA_DOCS_DIR)
   --tools LIST          serve only these tools (comma-separated names)
+  --log-format FORMAT   text (default) or json, for the logs on stderr
   -h, --help            print this help and exit
   -V, --version         print the version and exit
 
@@ -41,14 +41,28 @@ HTTP options (Streamable HTTP, one server for a team):
   --allow-origin ORIGIN accept this Origin/Host besides loopback (repeatable)
   --cors ORIGIN         answer CORS requests from ORIGIN (repeatable; off by default)
   --rate-limit N        requests (POSTs) per minute per token or client address
-                        (default 120, 0: off)
+                        (default 120, 0: off); per instance
+  --max-inflight-body BYTES
+                        request-body bytes held at once, all clients together (default 64M;
+                        suffixes K, M, G); past it a request answers 503 before its body is read
+  --max-concurrent-per-token N
+                        requests in flight per token or client address (default 8, 0: off)
+  --metrics ADDR        also serve /metrics, /healthz and /readyz on ADDR, without a token
+  --audit FILE          append one JSON line per tool call to FILE (reopened on SIGHUP)
+  --session-secret-file FILE
+                        self-verifying session ids: instances sharing FILE accept each
+                        other's sessions (no sticky sessions needed)
+
+On SIGHUP the tokens file is read again and the audit file reopened; SIGTERM and SIGINT stop
+accepting, finish in-flight requests and exit 0.
 
 Logs go to stderr (filter with RUST_LOG, e.g. RUST_LOG=debug); stdout carries only protocol
 messages. On stdio the server exits with status 0 when stdin ends.";
 
 /// What the command line asks for.
 enum Command {
-    Serve(ServerOptions, Option<Box<HttpOptions>>),
+    /// The server options, how to serve HTTP (stdio without), and whether logs are JSON lines.
+    Serve(ServerOptions, Option<http::Serve>, bool),
     NewToken {
         scopes: Vec<String>,
         tokens: PathBuf,
@@ -74,22 +88,11 @@ fn comma_list(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn parse_addr(text: &str) -> Result<SocketAddr, UsageError> {
-    if let Ok(port) = text.parse::<u16>() {
-        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    let text = text
-        .strip_prefix("localhost:")
-        .map_or_else(|| text.to_owned(), |port| format!("127.0.0.1:{port}"));
-    text.parse().map_err(|_| {
-        UsageError(format!(
-            "--http: not an address: {text} (try 127.0.0.1:8080)"
-        ))
-    })
-}
-
 fn parse_token_command(args: Vec<OsString>) -> Result<Command, UsageError> {
     use lexopt::prelude::*;
+    if !http::ENABLED {
+        return Err(http::unavailable("token"));
+    }
     let mut parser = lexopt::Parser::from_args(args);
     match parser.next()? {
         Some(Value(action)) if action == "new" => {}
@@ -121,66 +124,32 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
     let mut parser = lexopt::Parser::from_args(args);
     let mut docs: Option<PathBuf> = None;
     let mut tools: Option<Vec<String>> = None;
-    let mut http: Option<HttpOptions> = None;
-    let mut http_only: Option<String> = None;
-    let mut http_options = HttpOptions::default();
+    let mut http_flags = http::Flags::default();
+    let mut json_logs = false;
     while let Some(arg) = parser.next()? {
         match arg {
             Short('h') | Long("help") => return Ok(Command::Help),
             Short('V') | Long("version") => return Ok(Command::Version),
             Long("docs") => docs = Some(parser.value()?.into()),
-            Long("tools") => {
-                let names = comma_list(&parser.value()?.string()?);
-                let known = botmesh_mcp::internal::builtin_tool_names();
-                if let Some(unknown) = names.iter().find(|name| !known.contains(&name.as_str())) {
+            // An unknown name is an error when the server is made (`OptionsError`).
+            Long("tools") => tools = Some(comma_list(&parser.value()?.string()?)),
+            Long("log-format") => match parser.value()?.string()?.as_str() {
+                "json" => json_logs = true,
+                "text" => json_logs = false,
+                other => {
                     return Err(UsageError(format!(
-                        "--tools: unknown tool \"{unknown}\" (known: {})",
-                        known.join(", ")
+                        "--log-format: expected text or json, got {other}"
                     )));
                 }
-                tools = Some(names);
-            }
-            Long("http") => {
-                http =
-                    Some(HttpOptions::default().with_addr(parse_addr(&parser.value()?.string()?)?))
-            }
-            Long("http-path") => {
-                http_only.get_or_insert_with(|| "--http-path".into());
-                http_options = http_options.with_path(parser.value()?.string()?);
-            }
-            Long("stateless") => {
-                http_only.get_or_insert_with(|| "--stateless".into());
-                http_options = http_options.with_stateless(true);
-            }
-            Long("session-idle") => {
-                http_only.get_or_insert_with(|| "--session-idle".into());
-                let seconds: u64 = parser.value()?.parse()?;
-                http_options = http_options.with_session_idle(Duration::from_secs(seconds.max(1)));
-            }
-            Long("tokens") => {
-                http_only.get_or_insert_with(|| "--tokens".into());
-                http_options = http_options.with_tokens_file(Some(parser.value()?.into()));
-            }
-            Long("allow-origin") => {
-                http_only.get_or_insert_with(|| "--allow-origin".into());
-                http_options.allowed_origins.push(parser.value()?.string()?);
-            }
-            Long("cors") => {
-                http_only.get_or_insert_with(|| "--cors".into());
-                http_options.cors_origins.push(parser.value()?.string()?);
-            }
-            Long("rate-limit") => {
-                http_only.get_or_insert_with(|| "--rate-limit".into());
-                http_options = http_options.with_rate_limit_per_minute(parser.value()?.parse()?);
+            },
+            Long(flag) if http::FLAGS.contains(&flag) => {
+                let flag = flag.to_owned();
+                http_flags.read(&flag, &mut parser)?;
             }
             _ => return Err(arg.unexpected().into()),
         }
     }
-    let http = match (http, http_only) {
-        (Some(http), _) => Some(Box::new(http_options.with_addr(http.addr))),
-        (None, Some(flag)) => return Err(UsageError(format!("{flag} needs --http ADDR"))),
-        (None, None) => None,
-    };
+    let http = http_flags.finish()?;
     let docs = docs.or_else(|| {
         ["BOTMESH_DOCS_DIR", "BOTWA_DOCS_DIR"]
             .into_iter()
@@ -192,12 +161,13 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
             .with_docs_dir(docs)
             .with_tools(tools),
         http,
+        json_logs,
     ))
 }
 
 /// Logs to stderr; `RUST_LOG` (a `target=level,...` list) overrides the default, which is
 /// warnings, plus the HTTP transport's audit lines when serving HTTP.
-fn init_logging(http: bool) {
+fn init_logging(http: bool, json: bool) {
     use tracing_subscriber::filter::{LevelFilter, Targets};
     use tracing_subscriber::prelude::*;
     let default = if http {
@@ -215,17 +185,21 @@ fn init_logging(http: bool) {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .with_target(false);
-    tracing_subscriber::registry()
-        .with(filter)
-        .with(layer)
-        .init();
+    if json {
+        let layer = layer.event_format(logjson::JsonLines);
+        tracing_subscriber::registry()
+            .with(filter)
+            .with(layer)
+            .init();
+    } else {
+        tracing_subscriber::registry()
+            .with(filter)
+            .with(layer)
+            .init();
+    }
 }
 
-#[expect(
-    clippy::print_stdout,
-    clippy::print_stderr,
-    reason = "the command's own help, version, token and usage errors"
-)]
+#[expect(clippy::print_stdout, reason = "the command's own help and version")]
 fn main() -> ExitCode {
     let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let command = match args.first().and_then(|arg| arg.to_str()) {
@@ -248,44 +222,37 @@ fn main() -> ExitCode {
             println!("botmesh-mcp {}", botmesh_mcp::SERVER_VERSION);
             ExitCode::SUCCESS
         }
-        Ok(Command::NewToken { scopes, tokens }) => {
-            match botmesh_mcp_http::new_token(&tokens, &scopes) {
-                Ok(token) => {
-                    println!("{token}");
-                    eprintln!(
-                        "botmesh-mcp: token added to {} (shown once; only its hash is stored)",
-                        tokens.display()
-                    );
-                    ExitCode::SUCCESS
-                }
+        Ok(Command::NewToken { scopes, tokens }) => http::new_token(&scopes, &tokens),
+        Ok(Command::Serve(options, http, json_logs)) => {
+            if http.is_some() {
+                http::fixed_mmap_threshold();
+            }
+            init_logging(http.is_some(), json_logs);
+            let served = match http {
+                None => run_stdio(options),
+                Some(http) => match create_mcp_server(options) {
+                    Ok(server) => return http::serve(server, http),
+                    Err(error) => Err(ServeError::Options(error)),
+                },
+            };
+            match served {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(ServeError::Options(OptionsError::UnknownTool { name, known })) => usage_error(
+                    &format!("--tools: unknown tool \"{name}\" (known: {known})"),
+                ),
                 Err(error) => {
-                    eprintln!("botmesh-mcp: {error}");
-                    ExitCode::from(2)
+                    tracing::error!("{error}");
+                    ExitCode::FAILURE
                 }
             }
         }
-        Ok(Command::Serve(options, http)) => {
-            init_logging(http.is_some());
-            match http {
-                None => match run_stdio(options) {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(error) => {
-                        tracing::error!("{error}");
-                        ExitCode::FAILURE
-                    }
-                },
-                Some(http) => match botmesh_mcp_http::serve(create_mcp_server(options), *http) {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(error) => {
-                        eprintln!("botmesh-mcp: {error}");
-                        ExitCode::from(2)
-                    }
-                },
-            }
-        }
-        Err(UsageError(message)) => {
-            eprintln!("botmesh-mcp: {message}\n\n{USAGE}");
-            ExitCode::from(2)
-        }
+        Err(UsageError(message)) => usage_error(&message),
     }
+}
+
+/// Prints a usage error and the usage on stderr; exit status 2.
+#[expect(clippy::print_stderr, reason = "the command's own usage errors")]
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("botmesh-mcp: {message}\n\n{USAGE}");
+    ExitCode::from(2)
 }

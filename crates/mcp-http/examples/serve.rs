@@ -86,5 +86,6 @@ fn run() -> Result<(), String> {
         };
     }
     let http = http.with_allowed_origins(allowed).with_cors_origins(cors);
-    serve(create_mcp_server(server), http).map_err(|e| e.to_string())
+    let server = create_mcp_server(server).map_err(|e| e.to_string())?;
+    serve(server, http).map_err(|e| e.to_string())
 }

@@ -45,10 +45,10 @@ pub enum Error {
         line: usize,
     },
     /// A scope that no tool belongs to.
-    #[error("unknown scope `{0}` (the scopes are `flow` and `docs`)")]
+    #[error("unknown scope `{0}` (the scopes are {names})", names = scope_names())]
     UnknownScope(String),
     /// A token was requested without any scope.
-    #[error("a token needs at least one scope (`flow`, `docs`)")]
+    #[error("a token needs at least one scope ({})", scope_names())]
     NoScopes,
     /// The operating system did not provide random bytes.
     #[error("cannot draw random bytes from the operating system")]
@@ -56,4 +56,25 @@ pub enum Error {
     /// The async runtime or the signal handlers could not be set up.
     #[error("cannot start the HTTP runtime")]
     Runtime(#[source] std::io::Error),
+    /// The audit file could not be opened.
+    #[error("cannot open the audit file")]
+    Audit(#[source] std::io::Error),
+    /// The session secret file could not be read.
+    #[error("cannot read the session secret file")]
+    ReadSessionSecret(#[source] std::io::Error),
+    /// The session secret is too short to be a secret.
+    #[error("the session secret must hold at least {min} bytes (try `openssl rand -hex 32`)")]
+    ShortSessionSecret {
+        /// The minimum length in bytes.
+        min: usize,
+    },
+}
+
+/// Every scope name, quoted: `` `docs`, `flow` `` (read from [`botmesh_mcp::Scope`]).
+fn scope_names() -> String {
+    let names: Vec<String> = botmesh_mcp::Scope::ALL
+        .iter()
+        .map(|scope| format!("`{scope}`"))
+        .collect();
+    names.join(", ")
 }

@@ -4,7 +4,7 @@
 //! ```no_run
 //! use botmesh_mcp::{ServerOptions, create_mcp_server};
 //! use botmesh_mcp_http::{HttpOptions, serve};
-//! let server = create_mcp_server(ServerOptions::default());
+//! let server = create_mcp_server(ServerOptions::default())?;
 //! // Blocks until SIGINT/SIGTERM, then lets in-flight requests finish.
 //! serve(server, HttpOptions::default())?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -32,8 +32,8 @@
 //!   from `Content-Length` or while streaming, never by holding the whole body. Headers and
 //!   then the body must each arrive within [`HttpOptions::request_timeout`] (a slow body answers
 //!   `408`, slow headers close the connection).
-//! - SIGINT/SIGTERM stop accepting, let in-flight requests finish (up to
-//!   [`HttpOptions::shutdown_grace`]) and return.
+//! - SIGINT/SIGTERM stop accepting, turn `/readyz` to `503`, let in-flight requests finish (up
+//!   to [`HttpOptions::shutdown_grace`]), sync the audit file and return.
 //!
 //! # Safety
 //! - Listens on `127.0.0.1:3000` unless told otherwise; a non-loopback address without a tokens
@@ -51,6 +51,22 @@
 //!   (a catalogue name or `<unknown tool>`), outcome (`ok`, `tool_error`, `scope_denied`,
 //!   `protocol_error`), duration; never arguments, documents, results or tokens.
 //!
+//! # Operating it
+//! - Memory: a global budget of request bodies in flight ([`HttpOptions::max_inflight_body`]):
+//!   twice the declared length is reserved before a byte of the body is read (`503` with
+//!   `Retry-After` when it does not fit), then the estimated parsed size before parsing (`413`
+//!   when it could never fit). A per-token cap on requests in flight
+//!   ([`HttpOptions::max_concurrent_per_token`], `429`). Bodies over 64 KiB are parsed and
+//!   served one at a time.
+//! - `GET /healthz` and `GET /readyz` (`503` once shutdown began) need nothing; `GET /metrics`
+//!   (Prometheus text) follows the token rule, or is served without one on
+//!   [`HttpOptions::metrics_addr`].
+//! - [`HttpOptions::audit_file`]: one JSON line per tool call, written before the answer.
+//! - On Unix, `SIGHUP` re-reads the tokens file (a removed token is refused from the next
+//!   request; a malformed file keeps the old tokens) and reopens the audit file.
+//! - [`HttpOptions::session_secret_file`]: self-verifying session ids that every instance
+//!   sharing the secret accepts.
+//!
 //! # Why an async runtime here
 //! The stdio path stays synchronous (house style §4). This crate serves many concurrent,
 //! long-lived, mostly idle keep-alive connections with per-connection timeouts and a graceful
@@ -67,20 +83,22 @@
 //! - `subtle`: constant-time comparison of token hashes (well reviewed, tiny).
 //! - `getrandom`: session ids and tokens from the operating system's generator.
 
+mod audit;
 mod error;
 mod guard;
 mod modern;
+mod ops;
 mod options;
+mod sealed;
 mod service;
 mod state;
 mod tokens;
 
 pub use error::Error;
-pub use options::{DEFAULT_ADDR, HttpOptions};
-pub use tokens::{SCOPES, new_token};
+pub use options::{DEFAULT_ADDR, DEFAULT_MAX_INFLIGHT_BODY, HttpOptions};
+pub use tokens::new_token;
 
-use botmesh_mcp::McpServer;
-use botmesh_mcp::internal::Session;
+use botmesh_mcp::{McpServer, Session};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -89,7 +107,23 @@ use service::Shared;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
+
+/// How many bodies over 64 KiB are parsed and served at once (see `service.rs`): measured with
+/// `benches/body-burst.py`, one keeps the peak lowest and small calls fastest on 2 cores.
+const LARGE_BODIES_AT_ONCE: usize = 1;
+
+/// The addresses a server actually listens on (useful with port 0), given to [`serve_with`]'s
+/// `bound` callback before serving.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Listening {
+    /// The MCP endpoint's listener.
+    pub http: SocketAddr,
+    /// The `--metrics` listener, when [`HttpOptions::metrics_addr`] is set.
+    pub metrics: Option<SocketAddr>,
+}
 
 /// Serves `server` over HTTP until SIGINT or SIGTERM, then lets in-flight requests finish.
 ///
@@ -111,6 +145,22 @@ pub fn serve_until<S, B>(
 where
     S: Future<Output = ()>,
     B: FnOnce(SocketAddr),
+{
+    serve_with(server, options, shutdown, |listening: Listening| {
+        bound(listening.http);
+    })
+}
+
+/// Like [`serve_until`], but tells `bound` every address listened on ([`Listening`]).
+pub fn serve_with<S, B>(
+    server: McpServer,
+    options: HttpOptions,
+    shutdown: S,
+    bound: B,
+) -> Result<(), Error>
+where
+    S: Future<Output = ()>,
+    B: FnOnce(Listening),
 {
     let shared = prepare(server, options)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -149,11 +199,31 @@ fn prepare(server: McpServer, options: HttpOptions) -> Result<Shared, Error> {
         .collect();
     let limiter = (options.rate_limit_per_minute > 0)
         .then(|| state::RateLimiter::new(options.rate_limit_per_minute));
+    let audit = match &options.audit_file {
+        Some(path) => Some(audit::AuditFile::open(path)?),
+        None => None,
+    };
+    let sealer = match &options.session_secret_file {
+        Some(path) => Some(sealed::Sealer::open(path, options.session_idle)?),
+        None => None,
+    };
+    let max_body = options
+        .max_body_bytes
+        .unwrap_or_else(|| server.max_message_length());
+    // A body counts at least twice against the budget (its bytes, then its parsed value), so one
+    // larger than half the budget could never be served: such bodies answer 413.
+    let max_body = max_body.min(options.max_inflight_body / 2);
     Ok(Shared {
         sessions: state::Sessions::new(options.session_idle, options.max_sessions),
-        max_body: options
-            .max_body_bytes
-            .unwrap_or_else(|| server.max_message_length()),
+        max_body,
+        budget: Arc::new(ops::Budget::new(options.max_inflight_body)),
+        concurrency: (options.max_concurrent_per_token > 0)
+            .then(|| Arc::new(ops::Concurrency::new(options.max_concurrent_per_token))),
+        metrics: ops::Metrics::default(),
+        audit,
+        sealer,
+        ready: std::sync::atomic::AtomicBool::new(true),
+        large_gate: tokio::sync::Semaphore::new(LARGE_BODIES_AT_ONCE),
         server,
         guard,
         tokens,
@@ -185,7 +255,7 @@ fn initialized_session(server: &McpServer, revision: &str) -> Option<Session> {
 async fn run<S, B>(shared: Arc<Shared>, shutdown: S, bound: B) -> Result<(), Error>
 where
     S: Future<Output = ()>,
-    B: FnOnce(SocketAddr),
+    B: FnOnce(Listening),
 {
     let addr = shared.options.addr;
     let listener = tokio::net::TcpListener::bind(addr)
@@ -194,7 +264,28 @@ where
     let local = listener
         .local_addr()
         .map_err(|source| Error::Bind { addr, source })?;
-    bound(local);
+    let metrics = match shared.options.metrics_addr {
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|source| Error::Bind { addr, source })?;
+            let local = listener
+                .local_addr()
+                .map_err(|source| Error::Bind { addr, source })?;
+            Some((local, tokio::spawn(serve_ops(shared.clone(), listener))))
+        }
+        None => None,
+    };
+    #[cfg(unix)]
+    let hangups = tokio::spawn(on_hangup(
+        shared.clone(),
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            .map_err(Error::Runtime)?,
+    ));
+    bound(Listening {
+        http: local,
+        metrics: metrics.as_ref().map(|(addr, _)| *addr),
+    });
     let housekeeping = tokio::spawn(housekeeping(shared.clone()));
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
@@ -230,6 +321,7 @@ where
             () = &mut shutdown => break,
         }
     }
+    shared.ready.store(false, Ordering::Release);
     drop(listener);
     housekeeping.abort();
     tracing::info!("shutting down: finishing in-flight requests");
@@ -239,10 +331,57 @@ where
             tracing::warn!("shutdown grace period over; dropping the remaining connections");
         }
     }
+    #[cfg(unix)]
+    hangups.abort();
+    if let Some((_, task)) = metrics {
+        task.abort();
+    }
+    if let Some(audit) = &shared.audit {
+        audit.flush();
+    }
     Ok(())
 }
 
-/// Once a second: forget idle sessions and full rate buckets, reload a changed tokens file.
+/// The `--metrics` listener: `/metrics`, `/healthz` and `/readyz` only, until the server stops.
+async fn serve_ops(shared: Arc<Shared>, listener: tokio::net::TcpListener) {
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(pair) => pair,
+            Err(error) => {
+                tracing::warn!(%error, "metrics accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let shared = shared.clone();
+        let timeout = shared.options.request_timeout;
+        let service = service_fn(move |request| service::handle_ops(shared.clone(), request));
+        let connection = http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(timeout)
+            .serve_connection(TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+    }
+}
+
+/// On `SIGHUP`: read the tokens file again and reopen the audit file.
+#[cfg(unix)]
+async fn on_hangup(shared: Arc<Shared>, mut hangup: tokio::signal::unix::Signal) {
+    while hangup.recv().await.is_some() {
+        tracing::info!("SIGHUP received: reloading the tokens file, reopening the audit file");
+        if let Some(tokens) = &shared.tokens {
+            tokens.reload(true);
+        }
+        if let Some(audit) = &shared.audit {
+            audit.reopen();
+        }
+    }
+}
+
+/// Once a second: forget idle sessions and full rate buckets, reload a tokens file whose content
+/// changed.
 async fn housekeeping(shared: Arc<Shared>) {
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -253,7 +392,7 @@ async fn housekeeping(shared: Arc<Shared>) {
             limiter.sweep();
         }
         if let Some(tokens) = &shared.tokens {
-            tokens.reload_if_changed();
+            tokens.reload(false);
         }
     }
 }

@@ -13,9 +13,7 @@ use serde_json::Value;
 
 pub(crate) const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
 pub(crate) const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
-use botmesh_mcp::internal::meta::{
-    CLIENT_CAPABILITIES as CAPABILITIES_KEY, PROTOCOL_VERSION as VERSION_KEY,
-};
+use botmesh_mcp::meta::{CLIENT_CAPABILITIES as CAPABILITIES_KEY, PROTOCOL_VERSION as VERSION_KEY};
 
 /// The routing headers of one POST, read before its body.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -47,7 +47,28 @@ pub struct HttpOptions {
     pub max_body_bytes: Option<usize>,
     /// On shutdown, how long in-flight requests get to finish (default 10 s).
     pub shutdown_grace: Duration,
+    /// The most request-body bytes held at once across all requests (default
+    /// [`DEFAULT_MAX_INFLIGHT_BODY`], 64 MiB). A request whose body would exceed it is answered
+    /// `503` with `Retry-After` before its body is read; a body larger than the whole budget
+    /// answers `413`. A body is counted from its `Content-Length` (a chunked body as it arrives)
+    /// until its answer is ready.
+    pub max_inflight_body: usize,
+    /// The most requests one token (or, without tokens, one client address) may have in flight at
+    /// once (default 8; 0 = no cap). Past it, a request answers `429` with `Retry-After`.
+    pub max_concurrent_per_token: usize,
+    /// A second listener serving only `/metrics`, `/healthz` and `/readyz`, without
+    /// authentication (for a private network); `None` (the default) serves them on
+    /// [`addr`](Self::addr) only.
+    pub metrics_addr: Option<SocketAddr>,
+    /// Append one JSON line per tool call to this file (see the crate docs, "Operating it").
+    pub audit_file: Option<PathBuf>,
+    /// A file holding the secret shared by every instance behind a load balancer: session ids
+    /// become self-verifying, so any instance accepts a session another one opened.
+    pub session_secret_file: Option<PathBuf>,
 }
+
+/// The default of [`HttpOptions::max_inflight_body`]: 64 MiB.
+pub const DEFAULT_MAX_INFLIGHT_BODY: usize = 64 * 1024 * 1024;
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -64,6 +85,11 @@ impl Default for HttpOptions {
             request_timeout: Duration::from_secs(30),
             max_body_bytes: None,
             shutdown_grace: Duration::from_secs(10),
+            max_inflight_body: DEFAULT_MAX_INFLIGHT_BODY,
+            max_concurrent_per_token: 8,
+            metrics_addr: None,
+            audit_file: None,
+            session_secret_file: None,
         }
     }
 }
@@ -127,6 +153,31 @@ impl HttpOptions {
     /// Sets [`shutdown_grace`](Self::shutdown_grace).
     pub fn with_shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
+        self
+    }
+    /// Sets [`max_inflight_body`](Self::max_inflight_body).
+    pub fn with_max_inflight_body(mut self, bytes: usize) -> Self {
+        self.max_inflight_body = bytes;
+        self
+    }
+    /// Sets [`max_concurrent_per_token`](Self::max_concurrent_per_token).
+    pub fn with_max_concurrent_per_token(mut self, max: usize) -> Self {
+        self.max_concurrent_per_token = max;
+        self
+    }
+    /// Sets [`metrics_addr`](Self::metrics_addr).
+    pub fn with_metrics_addr(mut self, addr: Option<SocketAddr>) -> Self {
+        self.metrics_addr = addr;
+        self
+    }
+    /// Sets [`audit_file`](Self::audit_file).
+    pub fn with_audit_file(mut self, file: Option<PathBuf>) -> Self {
+        self.audit_file = file;
+        self
+    }
+    /// Sets [`session_secret_file`](Self::session_secret_file).
+    pub fn with_session_secret_file(mut self, file: Option<PathBuf>) -> Self {
+        self.session_secret_file = file;
         self
     }
 }

@@ -1,24 +1,30 @@
 //! One HTTP request: the checks in order, then the server's answer.
 //!
-//! Order: `Host`/`Origin` (403) → path (404) → `OPTIONS` (CORS preflight, before auth) → bearer
-//! token (401) → rate limit (429) → method (405) → `Accept` (406) / `Content-Type` (415) →
-//! `MCP-Protocol-Version` (400) → session (400/404) → body (413/408) → JSON (400) → server.
+//! Order: `GET /healthz`, `GET /readyz` (no other check) → `Host`/`Origin` (403) → `GET /metrics`
+//! (behind the bearer token when tokens are on) → path (404) → `OPTIONS` (CORS preflight, before
+//! auth) → bearer token (401) → rate limit (429) → per-token concurrency (429) → method (405) →
+//! `Accept` (406) / `Content-Type` (415) → `MCP-Protocol-Version` (400) → body budget (503,
+//! before a byte of the body is read) → body (413/408) → JSON (400) → session (400/404) →
+//! server. Everything up to the budget is decided from the headers alone.
 use crate::HttpOptions;
+use crate::audit::{AuditFile, AuditLine};
 use crate::guard::Guard;
 use crate::modern::RoutingHeaders;
+use crate::ops::{Budget, Concurrency, Gauges, Metrics, Reservation};
+use crate::sealed::Sealer;
 use crate::state::{RateLimiter, Sessions};
 use crate::tokens::{TokenEntry, TokenStore};
-use botmesh_mcp::McpServer;
-use botmesh_mcp::internal::Session;
+use botmesh_mcp::{McpServer, Scope, Session};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Response bodies are always complete byte strings.
 pub(crate) type Body = Full<Bytes>;
@@ -48,6 +54,76 @@ pub(crate) struct Shared {
     pub(crate) templates: Vec<(&'static str, Session)>,
     /// The body limit in bytes.
     pub(crate) max_body: usize,
+    /// The bytes of request bodies held at once.
+    pub(crate) budget: Arc<Budget>,
+    /// Requests in flight per token (or client address); `None` without a cap.
+    pub(crate) concurrency: Option<Arc<Concurrency>>,
+    pub(crate) metrics: Metrics,
+    pub(crate) audit: Option<AuditFile>,
+    /// Self-verifying session ids (`--session-secret-file`) instead of the session table.
+    pub(crate) sealer: Option<Sealer>,
+    /// False once shutdown began: `/readyz` answers 503.
+    pub(crate) ready: AtomicBool,
+    /// Turns for parsing and serving a body over [`INLINE_BODY_LIMIT`].
+    pub(crate) large_gate: tokio::sync::Semaphore,
+}
+
+impl Shared {
+    /// The metrics page.
+    pub(crate) fn metrics_text(&self) -> String {
+        self.metrics.render(&Gauges {
+            bodies_in_flight: self.budget.bodies(),
+            body_bytes_in_flight: self.budget.used(),
+            body_budget_bytes: self.budget.limit(),
+            sessions: self.sessions.len(),
+            ready: self.ready.load(Ordering::Acquire),
+        })
+    }
+}
+
+/// What a request turned out to be, for the metrics.
+#[derive(Debug)]
+struct Labels {
+    /// Counted in `botmesh_mcp_http_requests_total` (false for health, readiness and metrics).
+    counted: bool,
+    method: &'static str,
+    tool: &'static str,
+}
+
+/// Answers `/healthz`, `/readyz` and `/metrics` (the `--metrics` listener serves only these).
+pub(crate) fn ops_endpoint(shared: &Shared, method: &Method, path: &str) -> Option<Response<Body>> {
+    if method != Method::GET && method != Method::HEAD {
+        return None;
+    }
+    let text = |status, body: &'static str| {
+        response(
+            status,
+            Some("text/plain; charset=utf-8"),
+            Bytes::from_static(body.as_bytes()),
+        )
+    };
+    match path {
+        "/healthz" => Some(text(StatusCode::OK, "ok\n")),
+        "/readyz" if shared.ready.load(Ordering::Acquire) => Some(text(StatusCode::OK, "ready\n")),
+        "/readyz" => Some(text(StatusCode::SERVICE_UNAVAILABLE, "shutting down\n")),
+        "/metrics" => Some(response(
+            StatusCode::OK,
+            Some("text/plain; version=0.0.4; charset=utf-8"),
+            Bytes::from(shared.metrics_text()),
+        )),
+        _ => None,
+    }
+}
+
+/// Serves one request on the `--metrics` listener: only the operations endpoints.
+pub(crate) async fn handle_ops(
+    shared: Arc<Shared>,
+    request: Request<Incoming>,
+) -> Result<Response<Body>, std::convert::Infallible> {
+    Ok(
+        ops_endpoint(&shared, request.method(), request.uri().path())
+            .unwrap_or_else(|| http_error(StatusCode::NOT_FOUND, -32000, "not found")),
+    )
 }
 
 /// Which rules a POST is served under, from its `MCP-Protocol-Version` header.
@@ -145,7 +221,21 @@ pub(crate) async fn handle(
         && request
             .headers()
             .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
-    let mut response = route(&shared, peer, request).await;
+    let start = Instant::now();
+    let mut labels = Labels {
+        counted: true,
+        method: crate::ops::method_label(None),
+        tool: "",
+    };
+    let mut response = route(&shared, peer, request, &mut labels).await;
+    if labels.counted {
+        shared.metrics.record(
+            labels.method,
+            labels.tool,
+            response.status().as_u16(),
+            start.elapsed(),
+        );
+    }
     if let Some(origin) = origin.filter(|o| shared.guard.cors_allowed(o)) {
         add_cors(response.headers_mut(), &origin, preflight);
     }
@@ -182,7 +272,19 @@ fn add_cors(headers: &mut HeaderMap, origin: &str, preflight: bool) {
     }
 }
 
-async fn route(shared: &Shared, peer: IpAddr, request: Request<Incoming>) -> Response<Body> {
+async fn route(
+    shared: &Shared,
+    peer: IpAddr,
+    request: Request<Incoming>,
+    labels: &mut Labels,
+) -> Response<Body> {
+    let path = request.uri().path();
+    if (path == "/healthz" || path == "/readyz")
+        && let Some(response) = ops_endpoint(shared, request.method(), path)
+    {
+        labels.counted = false;
+        return response;
+    }
     let headers = request.headers();
     // A value that is not visible ASCII must fail the check, not count as absent.
     let raw = |name| {
@@ -201,6 +303,17 @@ async fn route(shared: &Shared, peer: IpAddr, request: Request<Incoming>) -> Res
             -32000,
             "forbidden: origin not allowed",
         );
+    }
+    if request.uri().path() == "/metrics" && request.uri().path() != shared.options.path {
+        if let Some(store) = &shared.tokens
+            && let Err(presented) = authenticate(store, headers)
+        {
+            return unauthorized(presented);
+        }
+        if let Some(response) = ops_endpoint(shared, request.method(), "/metrics") {
+            labels.counted = false;
+            return response;
+        }
     }
     if request.uri().path() != shared.options.path {
         return http_error(StatusCode::NOT_FOUND, -32000, "not found");
@@ -222,14 +335,40 @@ async fn route(shared: &Shared, peer: IpAddr, request: Request<Incoming>) -> Res
             None => peer.to_string(),
         };
         if let Err(wait) = limiter.check(&key) {
+            shared.metrics.rate_limited.fetch_add(1, Ordering::Relaxed);
             let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
             let r = http_error(StatusCode::TOO_MANY_REQUESTS, -32000, "rate limit exceeded");
             return with_header(r, header::RETRY_AFTER, &seconds.max(1).to_string());
         }
     }
     let method = request.method().clone();
+    let _slot = match (&shared.concurrency, method == Method::POST) {
+        (Some(cap), true) => {
+            let key = match &token {
+                Some(entry) => entry.id.clone(),
+                None => peer.to_string(),
+            };
+            match cap.enter(&key) {
+                Some(slot) => Some(slot),
+                None => {
+                    shared
+                        .metrics
+                        .concurrency_refused
+                        .fetch_add(1, Ordering::Relaxed);
+                    let r = http_error(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        -32000,
+                        "too many concurrent requests for this token",
+                    );
+                    let r = with_header(r, header::CONNECTION, "close");
+                    return with_header(r, header::RETRY_AFTER, "1");
+                }
+            }
+        }
+        _ => None,
+    };
     match method {
-        Method::POST => post(shared, request, token).await,
+        Method::POST => post(shared, request, token, labels).await,
         Method::DELETE if !shared.options.stateless => {
             delete(shared, request.headers(), token.as_ref())
         }
@@ -274,8 +413,16 @@ fn delete(shared: &Shared, headers: &HeaderMap, token: Option<&TokenEntry>) -> R
             "bad request: missing Mcp-Session-Id header",
         );
     };
+    let token_id = token.map(|t| t.id.as_str());
+    if let Some(sealer) = &shared.sealer {
+        // A sealed id carries no state to forget: it stays valid until its expiry.
+        return match sealer.open_id(id, token_id, SystemTime::now()) {
+            Some(_) => response(StatusCode::NO_CONTENT, None, Bytes::new()),
+            None => http_error(StatusCode::NOT_FOUND, -32001, "session not found"),
+        };
+    }
     match shared.sessions.get(id) {
-        Some(slot) if slot.token_id.as_deref() == token.map(|t| t.id.as_str()) => {
+        Some(slot) if slot.token_id.as_deref() == token_id => {
             shared.sessions.remove(id);
             response(StatusCode::NO_CONTENT, None, Bytes::new())
         }
@@ -318,24 +465,42 @@ fn is_json_content(headers: &HeaderMap) -> bool {
     })
 }
 
-/// Reads the body, refusing more than `limit` bytes (checked on `Content-Length` first, then
-/// while streaming, so an oversized body is never held whole) and a body slower than `timeout`.
+/// Why a body was not read whole.
+enum BodyError {
+    TooLarge,
+    OverBudget,
+    Unreadable,
+}
+
+/// Reads the body into one buffer sized from `Content-Length` (no second copy), refusing more
+/// than `limit` bytes (checked on `Content-Length` first, then while streaming), a chunked body
+/// that outgrows the budget, and a body slower than `timeout`.
 async fn read_body(
     request: Request<Incoming>,
     limit: usize,
     timeout: Duration,
-) -> Result<Bytes, Response<Body>> {
-    let too_large = || {
-        let r = http_error(StatusCode::PAYLOAD_TOO_LARGE, -32600, "message too large");
-        with_header(r, header::CONNECTION, "close")
+    reservation: &mut Reservation,
+    declared: Option<usize>,
+) -> Result<Vec<u8>, Response<Body>> {
+    let mut body = request.into_body();
+    let mut buffer: Vec<u8> = Vec::with_capacity(declared.unwrap_or(0).min(limit));
+    let read = async {
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|_| BodyError::Unreadable)?;
+            if let Ok(data) = frame.into_data() {
+                let total = buffer.len() + data.len();
+                if total > limit {
+                    return Err(BodyError::TooLarge);
+                }
+                if !reservation.grow_to(total.saturating_mul(2)) {
+                    return Err(BodyError::OverBudget);
+                }
+                buffer.extend_from_slice(&data);
+            }
+        }
+        Ok(())
     };
-    let declared = header_str(request.headers(), header::CONTENT_LENGTH)
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > u64::try_from(limit).unwrap_or(u64::MAX)) {
-        return Err(too_large());
-    }
-    let body = Limited::new(request.into_body(), limit);
-    match tokio::time::timeout(timeout, body.collect()).await {
+    match tokio::time::timeout(timeout, read).await {
         Err(_) => {
             tracing::warn!("a client sent its request body too slowly (408)");
             let r = http_error(
@@ -345,20 +510,39 @@ async fn read_body(
             );
             Err(with_header(r, header::CONNECTION, "close"))
         }
-        Ok(Err(error)) if error.is::<LengthLimitError>() => Err(too_large()),
-        Ok(Err(_)) => Err(http_error(
+        Ok(Err(BodyError::TooLarge)) => Err(too_large()),
+        Ok(Err(BodyError::OverBudget)) => Err(over_budget()),
+        Ok(Err(BodyError::Unreadable)) => Err(http_error(
             StatusCode::BAD_REQUEST,
             -32000,
             "bad request: unreadable body",
         )),
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Ok(())) => Ok(buffer),
     }
+}
+
+fn too_large() -> Response<Body> {
+    let r = http_error(StatusCode::PAYLOAD_TOO_LARGE, -32600, "message too large");
+    with_header(r, header::CONNECTION, "close")
+}
+
+/// `503` for a body the budget cannot hold now; the connection closes so the unread body is not
+/// drained.
+fn over_budget() -> Response<Body> {
+    let r = http_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        -32000,
+        "server busy: too many request bodies in flight, retry later",
+    );
+    let r = with_header(r, header::CONNECTION, "close");
+    with_header(r, header::RETRY_AFTER, "1")
 }
 
 async fn post(
     shared: &Shared,
     request: Request<Incoming>,
     token: Option<TokenEntry>,
+    labels: &mut Labels,
 ) -> Response<Body> {
     let headers = request.headers();
     let Some(reply) = reply_kind(headers) else {
@@ -386,11 +570,98 @@ async fn post(
         },
     };
     let session_id = header_str(headers, SESSION_HEADER).map(str::to_owned);
-    let body = match read_body(request, shared.max_body, shared.options.request_timeout).await {
-        Ok(body) => body,
-        Err(response) => return response,
+    let declared =
+        match header_str(headers, header::CONTENT_LENGTH).map(|v| v.trim().parse::<u64>()) {
+            None => None,
+            Some(Ok(n)) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            Some(Err(_)) => {
+                return http_error(
+                    StatusCode::BAD_REQUEST,
+                    -32000,
+                    "bad request: bad Content-Length",
+                );
+            }
+        };
+    if declared.is_some_and(|n| n > shared.max_body) {
+        return too_large();
+    }
+    // Decided before a byte of the body is read: twice the declared length (the bytes, and at
+    // least as much again once parsed), or nothing yet for a chunked body (which then grows its
+    // reservation as it arrives). After reading, the reservation grows to the bytes plus the
+    // estimated parsed size (`ops::parsed_size_estimate`).
+    let Some(mut reservation) = shared
+        .budget
+        .reserve(declared.unwrap_or(0).saturating_mul(2))
+    else {
+        shared
+            .metrics
+            .budget_refused
+            .fetch_add(1, Ordering::Relaxed);
+        return over_budget();
     };
-    let message: Value = match serde_json::from_slice(&body) {
+    let body = match read_body(
+        request,
+        shared.max_body,
+        shared.options.request_timeout,
+        &mut reservation,
+        declared,
+    )
+    .await
+    {
+        Ok(body) => body,
+        Err(response) => {
+            if response.status() == StatusCode::SERVICE_UNAVAILABLE {
+                shared
+                    .metrics
+                    .budget_refused
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            return response;
+        }
+    };
+    let large = body.len() > INLINE_BODY_LIMIT;
+    // Before parsing: what the parsed value will take. A body that could never fit answers 413,
+    // one that cannot fit now 503; either way it is dropped unparsed.
+    let parsed_size = if large {
+        tokio::task::block_in_place(|| crate::ops::parsed_size_estimate(&body))
+    } else {
+        crate::ops::parsed_size_estimate(&body)
+    };
+    let needed = body.len().saturating_add(parsed_size);
+    if needed > shared.budget.limit() {
+        tracing::warn!(
+            bytes = body.len(),
+            parsed_estimate = parsed_size,
+            "refused a body whose parsed form would exceed the whole body budget (413)"
+        );
+        return too_large();
+    }
+    if !reservation.grow_to(needed) {
+        shared
+            .metrics
+            .budget_refused
+            .fetch_add(1, Ordering::Relaxed);
+        return over_budget();
+    }
+    // Large bodies are parsed and served one at a time: parsing multiplies a body's memory
+    // (a JSON value takes several times its text) and on a few cores running more of them at
+    // once only slows each down, while this keeps runtime workers free for small calls.
+    let _large_turn = if large {
+        match shared.large_gate.acquire().await {
+            Ok(permit) => Some(permit),
+            Err(_) => return over_budget(),
+        }
+    } else {
+        None
+    };
+    let parsed = if large {
+        tokio::task::block_in_place(|| serde_json::from_slice::<Value>(&body))
+    } else {
+        serde_json::from_slice::<Value>(&body)
+    };
+    // The bytes go as soon as they are parsed; the reservation stays until the answer is built.
+    drop(body);
+    let message: Value = match parsed {
         Ok(message) => message,
         Err(_) => {
             let r = response(
@@ -412,12 +683,20 @@ async fn post(
         token_id: token.as_ref().map(|t| t.id.clone()),
         scopes: token.map(|t| t.scopes),
     };
-    let large = body.len() > INLINE_BODY_LIMIT;
+    labels.method = crate::ops::method_label(if message.is_array() {
+        Some("batch")
+    } else {
+        message.get("method").and_then(Value::as_str)
+    });
+    if labels.method == "tools/call" {
+        let name = message.pointer("/params/name").and_then(Value::as_str);
+        labels.tool = name
+            .and_then(|n| shared.server.tool_scope(n))
+            .map_or("<unknown tool>", |(tool, _)| tool);
+    }
     let era = match route {
         Route::Known(era) => era,
-        Route::Unknown(routing)
-            if botmesh_mcp::internal::carries_version(message.get("params")) =>
-        {
+        Route::Unknown(routing) if botmesh_mcp::is_stateless_request(message.get("params")) => {
             Era::Modern(routing)
         }
         Route::Unknown(routing) => return unsupported_version(routing.version()),
@@ -436,7 +715,7 @@ async fn post(
                 });
                 return modern_reply(Some(body), reply);
             }
-            let mut session = Session::modern();
+            let mut session = Session::stateless();
             session.set_scopes(caller.scopes.clone());
             let answer = run(shared, &mut session, message, &caller, large);
             modern_reply(answer, reply)
@@ -464,8 +743,14 @@ async fn post(
                 if !initialize || shared.options.stateless || !opened {
                     return legacy_reply(answer, reply, None);
                 }
-                let id = match crate::tokens::random_bytes::<16>() {
-                    Ok(bytes) => crate::tokens::hex(&bytes),
+                let fresh = match (&shared.sealer, session.protocol_revision()) {
+                    (Some(sealer), Some(negotiated)) => {
+                        sealer.seal(negotiated, caller.token_id.as_deref(), SystemTime::now())
+                    }
+                    _ => crate::tokens::random_bytes::<16>().map(|b| crate::tokens::hex(&b)),
+                };
+                let id = match fresh {
+                    Ok(id) => id,
                     Err(_) => {
                         return http_error(
                             StatusCode::INTERNAL_SERVER_ERROR,
@@ -474,10 +759,11 @@ async fn post(
                         );
                     }
                 };
-                if shared
-                    .sessions
-                    .insert(id.clone(), caller.token_id.clone(), session)
-                    .is_err()
+                if shared.sealer.is_none()
+                    && shared
+                        .sessions
+                        .insert(id.clone(), caller.token_id.clone(), session)
+                        .is_err()
                 {
                     let r = http_error(
                         StatusCode::SERVICE_UNAVAILABLE,
@@ -495,6 +781,29 @@ async fn post(
                         "bad request: missing Mcp-Session-Id header",
                     );
                 };
+                if let Some(sealer) = &shared.sealer {
+                    let not_found =
+                        || http_error(StatusCode::NOT_FOUND, -32001, "session not found");
+                    let Some(revision) =
+                        sealer.open_id(&id, caller.token_id.as_deref(), SystemTime::now())
+                    else {
+                        return not_found();
+                    };
+                    let Some(mut session) = shared
+                        .templates
+                        .iter()
+                        .find(|(r, _)| *r == revision)
+                        .map(|(_, s)| s.clone())
+                    else {
+                        return not_found();
+                    };
+                    if message.is_array() && revision != BATCH_REVISION {
+                        return batch_refused();
+                    }
+                    session.set_scopes(caller.scopes.clone());
+                    let answer = run(shared, &mut session, message, &caller, large);
+                    return legacy_reply(answer, reply, None);
+                }
                 let slot = match shared.sessions.get(&id) {
                     Some(slot) if slot.token_id == caller.token_id => slot,
                     _ => return http_error(StatusCode::NOT_FOUND, -32001, "session not found"),
@@ -581,12 +890,13 @@ struct Call {
     /// The catalogue's name for the tool, or `<unknown tool>`: a client's string never reaches
     /// a log.
     tool: &'static str,
-    /// The tool exists but the caller's scopes do not allow it.
+    /// The tool exists but the session's scopes do not allow it ([`Session::allows`], the
+    /// server's own check).
     denied: bool,
 }
 
 /// The tool calls (requests, not notifications) in a message.
-fn tool_calls(server: &McpServer, message: &Value, scopes: Option<&[String]>) -> Vec<Call> {
+fn tool_calls(server: &McpServer, message: &Value, session: &Session) -> Vec<Call> {
     let one = |m: &Value| -> Option<Call> {
         if m.get("method").and_then(Value::as_str) != Some("tools/call") {
             return None;
@@ -596,15 +906,11 @@ fn tool_calls(server: &McpServer, message: &Value, scopes: Option<&[String]>) ->
             .pointer("/params/name")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let tool = server.catalogue().get(name);
-        let denied = match (tool, scopes) {
-            (Some(tool), Some(scopes)) => !scopes.iter().any(|s| s == tool.scope.as_str()),
-            _ => false,
-        };
+        let tool = server.tool_scope(name);
         Some(Call {
             id,
-            tool: tool.map_or("<unknown tool>", |t| t.name),
-            denied,
+            tool: tool.map_or("<unknown tool>", |(name, _)| name),
+            denied: tool.is_some_and(|(_, scope)| !session.allows(scope)),
         })
     };
     match message {
@@ -637,7 +943,7 @@ fn run(
     caller: &Caller,
     large: bool,
 ) -> Option<Value> {
-    let calls = tool_calls(&shared.server, &message, caller.scopes.as_deref());
+    let calls = tool_calls(&shared.server, &message, session);
     let start = Instant::now();
     let answer = if large {
         tokio::task::block_in_place(|| shared.server.handle_value(session, message))
@@ -658,6 +964,15 @@ fn run(
             duration_us = micros,
             "tool call"
         );
+        if let Some(audit) = &shared.audit {
+            audit.write(&AuditLine {
+                time: crate::audit::rfc3339(SystemTime::now()),
+                token_id: caller.token_id.as_deref(),
+                tool: call.tool,
+                status: outcome,
+                duration_us: micros,
+            });
+        }
     }
     answer
 }
@@ -666,5 +981,5 @@ fn run(
 #[derive(Debug, Default)]
 struct Caller {
     token_id: Option<String>,
-    scopes: Option<Vec<String>>,
+    scopes: Option<Vec<Scope>>,
 }

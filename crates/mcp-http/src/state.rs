@@ -2,7 +2,7 @@
 //!
 //! Both use a monotonic [`Instant`] only to measure idleness and refill; nothing derived from it
 //! is ever serialized.
-use botmesh_mcp::internal::Session;
+use botmesh_mcp::Session;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -81,7 +81,11 @@ impl Sessions {
 
     /// The live session with this id, marked as used now; an expired one is dropped.
     pub(crate) fn get(&self, id: &str) -> Option<Arc<SessionSlot>> {
-        let now = self.now_ms();
+        self.get_at(id, self.now_ms())
+    }
+
+    /// [`get`](Self::get) at `now` milliseconds after the table was made (tests drive the clock).
+    fn get_at(&self, id: &str, now: u64) -> Option<Arc<SessionSlot>> {
         let mut map = self.lock();
         let slot = map.get(id)?;
         if self.expired(slot, now) {
@@ -99,7 +103,16 @@ impl Sessions {
         token_id: Option<String>,
         session: Session,
     ) -> Result<(), Full> {
-        let now = self.now_ms();
+        self.insert_at(id, token_id, session, self.now_ms())
+    }
+
+    fn insert_at(
+        &self,
+        id: String,
+        token_id: Option<String>,
+        session: Session,
+        now: u64,
+    ) -> Result<(), Full> {
         let mut map = self.lock();
         if map.len() >= self.max {
             map.retain(|_, slot| !self.expired(slot, now));
@@ -119,6 +132,11 @@ impl Sessions {
     /// Forgets a session; false when there was none.
     pub(crate) fn remove(&self, id: &str) -> bool {
         self.lock().remove(id).is_some()
+    }
+
+    /// How many sessions are held (expired ones included until the next sweep).
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
     }
 
     /// Drops every expired session.
@@ -194,6 +212,19 @@ mod tests {
             "{wait:?}"
         );
         assert_eq!(limiter.check("b"), Ok(()), "keys are independent");
+    }
+
+    #[test]
+    fn use_keeps_a_session_alive_and_idleness_expires_it() {
+        let sessions = Sessions::new(Duration::from_millis(400), 10);
+        sessions
+            .insert_at("a".into(), None, Session::new(), 0)
+            .unwrap();
+        for now in [150, 300, 450, 799] {
+            assert!(sessions.get_at("a", now).is_some(), "used at {now}");
+        }
+        assert!(sessions.get_at("a", 1199).is_none(), "idle for 400 ms");
+        assert_eq!(sessions.len(), 0, "an expired session is dropped");
     }
 
     #[test]

@@ -3,25 +3,23 @@
 //! A token reads `bmt_<12 hex>.<64 hex>`: the part before the dot is its id (safe to log), the rest
 //! is 256 random bits. The file stores one JSON object per line, never the token itself:
 //! `{"id":"bmt_…","sha256":"<hex of SHA-256 of the whole token>","scopes":["docs","flow"]}`.
-//! Blank lines and lines starting with `#` are ignored; deleting a line revokes its token, and a
-//! running server picks the change up within seconds.
+//! Blank lines and lines starting with `#` are ignored; deleting a line revokes its token. A
+//! running server reads the file again on `SIGHUP` (from the next request on) and, on any
+//! platform, within about a second of its content changing.
 use crate::Error;
+use botmesh_mcp::Scope;
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
-use std::time::SystemTime;
+use std::sync::{Arc, PoisonError, RwLock};
 use subtle::ConstantTimeEq;
-
-/// The scopes a token can carry: a scope allows the tools whose names start with `<scope>_`.
-pub const SCOPES: &[&str] = &["docs", "flow"];
 
 /// One line of the tokens file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TokenEntry {
     pub(crate) id: String,
     hash: [u8; 32],
-    pub(crate) scopes: Vec<String>,
+    pub(crate) scopes: Vec<Scope>,
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -56,7 +54,10 @@ pub fn new_token(tokens_file: &Path, scopes: &[String]) -> Result<String, Error>
     let line = TokenLine {
         id,
         sha256: hex(&Sha256::digest(token.as_bytes())),
-        scopes,
+        scopes: scopes
+            .iter()
+            .map(|scope| scope.as_str().to_owned())
+            .collect(),
     };
     let mut text = serde_json::to_string(&line).expect("a token line always serializes");
     text.push('\n');
@@ -74,21 +75,20 @@ pub fn new_token(tokens_file: &Path, scopes: &[String]) -> Result<String, Error>
     Ok(token)
 }
 
-fn check_scopes(scopes: &[String]) -> Result<Vec<String>, Error> {
-    let mut out: Vec<String> = Vec::new();
-    for scope in scopes {
-        let scope = scope.trim();
-        if !SCOPES.contains(&scope) {
-            return Err(Error::UnknownScope(scope.to_owned()));
-        }
-        if !out.iter().any(|s| s == scope) {
-            out.push(scope.to_owned());
+/// The scopes named, sorted and without repeats; the names are [`Scope`]'s.
+fn check_scopes(scopes: &[String]) -> Result<Vec<Scope>, Error> {
+    let mut out: Vec<Scope> = Vec::new();
+    for name in scopes {
+        let name = name.trim();
+        let scope = Scope::from_name(name).ok_or_else(|| Error::UnknownScope(name.to_owned()))?;
+        if !out.contains(&scope) {
+            out.push(scope);
         }
     }
     if out.is_empty() {
         return Err(Error::NoScopes);
     }
-    out.sort();
+    out.sort_by_key(|scope| scope.as_str());
     Ok(out)
 }
 
@@ -149,42 +149,81 @@ fn read_entries(path: &Path) -> Result<Vec<TokenEntry>, Error> {
     parse_entries(&text)
 }
 
-fn modified(path: &Path) -> Option<SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+fn not_utf8() -> Error {
+    Error::ReadTokens(std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        "not UTF-8",
+    ))
 }
 
-/// The tokens the server accepts, reloaded when the file changes.
+/// The tokens in force, and the SHA-256 of the file content last looked at.
+#[derive(Debug)]
+struct State {
+    seen: Option<[u8; 32]>,
+    /// A changed content seen by the last poll: applied when the next poll sees it again, so a
+    /// file caught half-written (truncated, then written) is never taken for the new tokens.
+    pending: Option<[u8; 32]>,
+    entries: Arc<Vec<TokenEntry>>,
+}
+
+/// The tokens the server accepts, read again on `SIGHUP` and when the file's content changes.
 #[derive(Debug)]
 pub(crate) struct TokenStore {
     path: PathBuf,
-    state: RwLock<(Option<SystemTime>, Arc<Vec<TokenEntry>>)>,
+    state: RwLock<State>,
 }
 
 impl TokenStore {
     /// Reads the file; an unreadable or malformed file stops the server from starting.
     pub(crate) fn open(path: &Path) -> Result<Self, Error> {
-        let stamp = modified(path);
-        let entries = read_entries(path)?;
+        let bytes = std::fs::read(path).map_err(Error::ReadTokens)?;
+        let text = std::str::from_utf8(&bytes).map_err(|_| not_utf8())?;
+        let entries = parse_entries(text)?;
         Ok(Self {
             path: path.to_owned(),
-            state: RwLock::new((stamp, Arc::new(entries))),
+            state: RwLock::new(State {
+                seen: Some(Sha256::digest(&bytes).into()),
+                pending: None,
+                entries: Arc::new(entries),
+            }),
         })
     }
 
-    /// Rereads the file when its modification time changed; keeps the old tokens (and logs) when
-    /// the new content cannot be read.
-    pub(crate) fn reload_if_changed(&self) {
-        let stamp = modified(&self.path);
-        let current = self.state.read().map(|s| s.0).unwrap_or(None);
-        if stamp == current {
+    /// Reads the file again. Unless `forced` (a `SIGHUP`), nothing happens when its content is
+    /// the one last looked at, and a changed content is applied only once two calls in a row
+    /// (a second apart) saw it. A file that cannot be read or parsed keeps the previous tokens in
+    /// force and logs why (once per content).
+    pub(crate) fn reload(&self, forced: bool) {
+        let bytes = match std::fs::read(&self.path) {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+                if forced || state.seen.is_some() {
+                    tracing::warn!(%error, "cannot read the tokens file; the previous tokens stay in force");
+                }
+                state.seen = None;
+                return;
+            }
+        };
+        let digest: [u8; 32] = Sha256::digest(&bytes).into();
+        let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+        if !forced && state.seen == Some(digest) {
+            state.pending = None;
             return;
         }
-        match read_entries(&self.path) {
+        if !forced && state.pending != Some(digest) {
+            state.pending = Some(digest);
+            return;
+        }
+        state.seen = Some(digest);
+        state.pending = None;
+        let parsed = std::str::from_utf8(&bytes)
+            .map_err(|_| not_utf8())
+            .and_then(parse_entries);
+        match parsed {
             Ok(entries) => {
                 tracing::info!(tokens = entries.len(), "tokens file reloaded");
-                if let Ok(mut state) = self.state.write() {
-                    *state = (stamp, Arc::new(entries));
-                }
+                state.entries = Arc::new(entries);
             }
             Err(error) => {
                 tracing::warn!(%error, "tokens file not reloaded; the previous tokens stay in force");
@@ -196,7 +235,12 @@ impl TokenStore {
     /// time taken does not depend on how much of a hash matched.
     pub(crate) fn verify(&self, token: &str) -> Option<TokenEntry> {
         let hash: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        let entries = self.state.read().ok()?.1.clone();
+        let entries = self
+            .state
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entries
+            .clone();
         let mut found = None;
         for entry in entries.iter() {
             if bool::from(entry.hash.ct_eq(&hash)) {
@@ -216,7 +260,7 @@ mod tests {
         let s = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         assert_eq!(
             check_scopes(&s(&["flow", "docs", "flow"])).unwrap(),
-            s(&["docs", "flow"])
+            [Scope::Docs, Scope::Flow]
         );
         assert!(
             matches!(check_scopes(&s(&["admin"])), Err(Error::UnknownScope(x)) if x == "admin")

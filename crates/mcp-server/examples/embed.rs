@@ -1,18 +1,18 @@
 //! Embedding botmesh-mcp in another Rust program: serve it over an in-process pipe and talk to
 //! it as a client would. Run with `cargo run -p botmesh-mcp --example embed`.
 
-use botmesh_mcp::{ServeOptions, ServerOptions, create_mcp_server, serve_stream};
+use botmesh_mcp::{ServerOptions, StreamOptions, create_mcp_server, serve_stream};
 use std::io::{BufRead, BufReader, Write};
 
 /// Starts a server on one end of a pipe, sends three requests, and returns the answer lines.
 pub(crate) fn run() -> Result<Vec<String>, Box<dyn std::error::Error>> {
     let (server_input, mut client_output) = std::io::pipe()?;
     let (client_input, mut server_output) = std::io::pipe()?;
-    let server = create_mcp_server(ServerOptions::default());
+    let server = create_mcp_server(ServerOptions::default())?;
     let serving = std::thread::spawn(move || {
         serve_stream(
             server_input,
-            ServeOptions::new(server, move |line: &str| {
+            StreamOptions::new(server, move |line: &str| {
                 server_output.write_all(line.as_bytes())?;
                 server_output.write_all(b"\n")
             }),

@@ -4,22 +4,43 @@ use botmesh_docs_search::DocsIndex;
 use serde_json::{Map, Value, json};
 use std::fmt;
 
-/// The permission a tool needs (HTTP tokens carry scopes; stdio has them all).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The permission a tool needs: an HTTP token carries scopes, stdio has them all.
+///
+/// This enum is the one list of scope names: the server's check, the HTTP transport's tokens
+/// file and its audit lines all read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum Scope {
-    /// The `flow_*` tools.
-    Flow,
     /// The `docs_*` tools.
     Docs,
+    /// The `flow_*` tools.
+    Flow,
 }
 
 impl Scope {
-    /// The scope's name, as written in a tokens file.
+    /// Every scope, in name order.
+    pub const ALL: &'static [Scope] = &[Scope::Docs, Scope::Flow];
+
+    /// The scope's name, as written in a tokens file (`docs`, `flow`).
     pub fn as_str(self) -> &'static str {
         match self {
-            Scope::Flow => "flow",
             Scope::Docs => "docs",
+            Scope::Flow => "flow",
         }
+    }
+
+    /// The scope of this name, if there is one (names are lowercase, compared exactly).
+    pub fn from_name(name: &str) -> Option<Scope> {
+        Scope::ALL
+            .iter()
+            .copied()
+            .find(|scope| scope.as_str() == name)
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -40,13 +61,15 @@ impl fmt::Display for ToolError {
     }
 }
 
-/// What a handler returns: a JSON object payload, or the text to show for a payload whose text
-/// form is not its JSON (`docs_page` returns the Markdown itself).
+/// What a handler returns: a JSON object payload, and the text to show when the payload's text
+/// form is not its compact JSON (`docs_page` returns the Markdown itself; `flow_analyze` and
+/// `flow_migrate` leave their bulk out of a text that would pass 100,000 characters).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
     /// The structured payload (a JSON object).
     pub payload: Value,
-    /// The text item; `None` means the payload pretty-printed with 2 spaces.
+    /// The text item; `None` means the payload as compact JSON (the text rule of
+    /// `docs/reference/tools.md`: every fact of the payload is in the text).
     pub text: Option<String>,
 }
 
@@ -64,7 +87,8 @@ pub type Handler = Box<
     dyn Fn(&ToolContext<'_>, &Map<String, Value>) -> Result<ToolOutput, ToolError> + Send + Sync,
 >;
 
-/// One tool: its declaration and its handler.
+/// One tool: its declaration and its handler, written as a struct literal (the handler through
+/// [`Tool::handler`]).
 pub struct Tool {
     /// Unique name (`[A-Za-z0-9_-]{1,64}`).
     pub name: &'static str,
@@ -91,28 +115,31 @@ impl fmt::Debug for Tool {
 }
 
 impl Tool {
-    /// A tool; the handler receives the checked arguments.
-    pub fn new(
-        name: &'static str,
-        title: &'static str,
-        description: &'static str,
-        scope: Scope,
-        input_schema: Value,
-        output_schema: Value,
+    /// Boxes a handler closure, so a tool is written as a struct literal with named fields:
+    ///
+    /// ```
+    /// use botmesh_mcp::Scope;
+    /// use botmesh_mcp::internal::{Tool, ToolOutput};
+    /// use serde_json::json;
+    ///
+    /// let tool = Tool {
+    ///     name: "ping",
+    ///     title: "Ping",
+    ///     description: "Answer pong.",
+    ///     scope: Scope::Flow,
+    ///     input_schema: json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+    ///     output_schema: json!({ "type": "object" }),
+    ///     handler: Tool::handler(|_, _| Ok(ToolOutput::from(json!({ "pong": true })))),
+    /// };
+    /// assert_eq!(tool.name, "ping");
+    /// ```
+    pub fn handler(
         handler: impl Fn(&ToolContext<'_>, &Map<String, Value>) -> Result<ToolOutput, ToolError>
         + Send
         + Sync
         + 'static,
-    ) -> Self {
-        Tool {
-            name,
-            title,
-            description,
-            scope,
-            input_schema,
-            output_schema,
-            handler: Box::new(handler),
-        }
+    ) -> Handler {
+        Box::new(handler)
     }
 
     /// The tool as listed by `tools/list`, shaped for a revision.

@@ -4,7 +4,8 @@ use crate::McpServer;
 use std::io;
 use std::path::PathBuf;
 
-/// Options for [`crate::create_mcp_server`]: build from `Default` and the `with_*` methods.
+/// What server to make, for [`crate::create_mcp_server`] and [`crate::run_stdio`]: build from
+/// `Default` and the `with_*` methods.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct ServerOptions {
@@ -13,7 +14,8 @@ pub struct ServerOptions {
     pub docs_dir: Option<PathBuf>,
     /// The largest message accepted, in characters.
     pub max_message_length: usize,
-    /// Serve only these tools (a named subset of the catalogue); `None` serves them all.
+    /// Serve only these tools (a named subset of the catalogue); `None` serves them all. A name
+    /// that is no tool at all makes [`crate::create_mcp_server`] fail.
     pub tools: Option<Vec<String>>,
 }
 
@@ -40,16 +42,17 @@ impl ServerOptions {
         self
     }
 
-    /// Serves only the named tools.
+    /// Serves only the named tools (an unknown name is an error when the server is created).
     pub fn with_tools(mut self, tools: Option<Vec<String>>) -> Self {
         self.tools = tools;
         self
     }
 }
 
-/// Options for [`crate::serve_stream`]: the server, and where each answer line goes.
+/// One stream to serve, for [`crate::serve_stream`]: the server answering it, and where each
+/// answer line goes.
 #[non_exhaustive]
-pub struct ServeOptions<W> {
+pub struct StreamOptions<W> {
     /// The server answering the stream.
     pub server: McpServer,
     /// Receives each outgoing line (without its newline). An error stops further writes (the
@@ -57,9 +60,9 @@ pub struct ServeOptions<W> {
     pub write: W,
 }
 
-impl<W: FnMut(&str) -> io::Result<()>> ServeOptions<W> {
+impl<W: FnMut(&str) -> io::Result<()>> StreamOptions<W> {
     /// Serve `server`, handing answer lines to `write`.
     pub fn new(server: McpServer, write: W) -> Self {
-        ServeOptions { server, write }
+        StreamOptions { server, write }
     }
 }

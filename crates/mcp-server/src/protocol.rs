@@ -12,21 +12,22 @@ pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Every MCP revision this server speaks, newest first: the stateless 2026-07-28 (served per
 /// request, discovered with `server/discover`) and the four reached through `initialize`.
 pub const PROTOCOL_REVISIONS: &[&str] = &[
-    "2026-07-28",
-    "2025-11-25",
-    "2025-06-18",
-    "2025-03-26",
-    "2024-11-05",
+    LATEST_PROTOCOL_REVISION,
+    Revision::V2025_11_25.as_str(),
+    Revision::V2025_06_18.as_str(),
+    Revision::V2025_03_26.as_str(),
+    Revision::V2024_11_05.as_str(),
 ];
 
-/// The newest revision spoken (stateless: every request carries it in `params._meta`).
+/// The newest revision spoken, and the one served statelessly: every request carries it in
+/// `params._meta`, there is no handshake. The only place this string is written.
 pub const LATEST_PROTOCOL_REVISION: &str = "2026-07-28";
 
 /// The newest revision `initialize` negotiates; a client asking `initialize` for a revision we
 /// do not speak (2026-07-28 included: it has no handshake) gets this one.
-pub const LATEST_INITIALIZE_REVISION: &str = "2025-11-25";
+pub const LATEST_INITIALIZE_REVISION: &str = Revision::LATEST.as_str();
 
-/// The stateless revision's `_meta` keys.
+/// The `params._meta` and result `_meta` keys of the stateless revision (2026-07-28).
 pub mod meta {
     /// The protocol version of one request.
     pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -36,11 +37,15 @@ pub mod meta {
     pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 }
 
+/// MCP 2026-07-28's error code for a requested protocol version that is not served (the
+/// JSON-RPC codes are `botmesh_jsonrpc::codes`; this one is MCP's).
+pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
 /// How long a client may cache `server/discover` and `tools/list` (the list never changes while
 /// the process runs).
 pub(crate) const LIST_TTL_MS: u64 = 300_000;
 
-/// A revision, ordered by date so feature gates read `revision >= Revision::V2025_06_18`.
+/// A revision reached through `initialize`, ordered by date so feature gates read `revision >= Revision::V2025_06_18`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Revision {
     V2024_11_05,
@@ -60,7 +65,7 @@ impl Revision {
 
     pub(crate) const LATEST: Revision = Revision::V2025_11_25;
 
-    pub(crate) fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Revision::V2024_11_05 => "2024-11-05",
             Revision::V2025_03_26 => "2025-03-26",
@@ -92,9 +97,9 @@ impl Revision {
 
 /// The `instructions` sent with `initialize`: the invariants that are expensive to get wrong.
 pub(crate) const INSTRUCTIONS: &str = "\
-botmesh-mcp gives you the deterministic pieces of the botmesh bot framework: validate, analyze \
-(graph, Mermaid, lint), migrate, diff and digest flow documents, and search the project's guides. \
-Every tool is a pure function of its arguments: no network, no credentials, nothing written to disk.
+botmesh-mcp: deterministic tools for the flow documents of the botmesh bot framework and for its \
+guides. Every tool is a pure function of its arguments: no network, no credentials, nothing written \
+to disk.
 Invariants:
 - The v1 API does not exist. Flow documents are at version 2; a version 0 or 1 document is \
 migrated with flow_migrate, never written by hand.

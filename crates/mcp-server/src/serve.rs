@@ -1,7 +1,7 @@
 //! Serving a byte stream: stdio, or any reader with a write callback.
 
 use crate::error::ServeError;
-use crate::options::{ServeOptions, ServerOptions};
+use crate::options::{ServerOptions, StreamOptions};
 use crate::server::{Session, create_mcp_server};
 use botmesh_jsonrpc::{process_frame, read_frames};
 use std::io::{self, Read, Write};
@@ -12,12 +12,12 @@ use std::ops::ControlFlow;
 ///
 /// When `write` fails (the client closed its end), nothing more is written, but the input is
 /// still read to its end, so the process can exit cleanly.
-pub fn serve_stream<R, W>(reader: R, options: ServeOptions<W>) -> Result<(), ServeError>
+pub fn serve_stream<R, W>(reader: R, options: StreamOptions<W>) -> Result<(), ServeError>
 where
     R: Read,
     W: FnMut(&str) -> io::Result<()>,
 {
-    let ServeOptions { server, mut write } = options;
+    let StreamOptions { server, mut write } = options;
     let mut session = Session::new();
     let max = server.max_message_length();
     let mut writable = true;
@@ -38,8 +38,13 @@ where
 
 /// Serves stdin/stdout until stdin ends: one line per answer, flushed per message; nothing
 /// else is ever written to stdout.
+///
+/// # Errors
+///
+/// [`ServeError::Options`] before reading anything when the options cannot make a server;
+/// [`ServeError::Read`] when reading stdin fails.
 pub fn run_stdio(options: ServerOptions) -> Result<(), ServeError> {
-    let server = create_mcp_server(options);
+    let server = create_mcp_server(options)?;
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(16 * 1024, stdout.lock());
     let write = |line: &str| {
@@ -47,5 +52,5 @@ pub fn run_stdio(options: ServerOptions) -> Result<(), ServeError> {
         out.write_all(b"\n")?;
         out.flush()
     };
-    serve_stream(io::stdin().lock(), ServeOptions::new(server, write))
+    serve_stream(io::stdin().lock(), StreamOptions::new(server, write))
 }

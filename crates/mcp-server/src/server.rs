@@ -1,7 +1,8 @@
 //! The server: lifecycle, revision negotiation and method dispatch.
 
 use crate::args;
-use crate::catalogue::{Catalogue, ToolContext, ToolOutput};
+use crate::catalogue::{Catalogue, Scope, ToolContext, ToolOutput};
+use crate::error::OptionsError;
 use crate::options::ServerOptions;
 use crate::protocol::{INSTRUCTIONS, Revision, SERVER_NAME, SERVER_TITLE, SERVER_VERSION};
 use botmesh_docs_search::DocsIndex;
@@ -9,6 +10,15 @@ use botmesh_jsonrpc::{ErrorObject, Message, Request, Response, codes};
 use serde_json::{Map, Value, json};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
+
+/// The methods served to a legacy (`initialize`) session.
+const LEGACY_METHODS: [&str; 5] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "server/discover",
+];
 
 /// The server: the tool catalogue and the docs index, shared by every connection.
 ///
@@ -30,14 +40,15 @@ struct Inner {
 
 /// Per-connection state: the negotiated revision and the scopes allowed.
 ///
-/// stdio has one session per process; the HTTP transport keeps one per `Mcp-Session-Id`.
+/// stdio has one session per process; the HTTP transport keeps one per `Mcp-Session-Id`, and a
+/// fresh [`Session::stateless`] per 2026-07-28 request.
 #[derive(Debug, Clone, Default)]
 pub struct Session {
     revision: Option<Revision>,
-    scopes: Option<Vec<String>>,
+    scopes: Option<Vec<Scope>>,
     /// Every request takes the stateless 2026-07-28 path (an HTTP POST whose
     /// `MCP-Protocol-Version` header is not a legacy revision).
-    modern: bool,
+    stateless: bool,
 }
 
 impl Session {
@@ -46,43 +57,62 @@ impl Session {
         Session::default()
     }
 
+    /// A session whose every request is served statelessly, under the 2026-07-28 revision
+    /// ([`crate::LATEST_PROTOCOL_REVISION`]): `initialize` and `ping` are unknown methods there,
+    /// and each request must carry its version in `params._meta`. The HTTP transport uses it
+    /// for POSTs routed by their version header.
+    pub fn stateless() -> Self {
+        Session {
+            stateless: true,
+            ..Session::default()
+        }
+    }
+
     /// The revision negotiated by `initialize`, if one succeeded.
     pub fn protocol_revision(&self) -> Option<&'static str> {
         self.revision.map(Revision::as_str)
     }
 
-    /// Restricts the callable tools to these scopes (`flow`, `docs`); `None` allows every tool.
-    pub fn set_scopes(&mut self, scopes: Option<Vec<String>>) {
+    /// Restricts the callable tools to these scopes; `None` (the default) allows every tool.
+    pub fn set_scopes(&mut self, scopes: Option<Vec<Scope>>) {
         self.scopes = scopes;
     }
 
-    /// A session whose every request is served statelessly, under 2026-07-28 rules: `initialize`
-    /// and `ping` are unknown methods there, and each request must carry its version in
-    /// `params._meta`. The HTTP transport uses it for POSTs routed by their version header.
-    pub fn modern() -> Self {
-        Session {
-            modern: true,
-            ..Session::default()
-        }
-    }
-
-    /// True when the scopes allow a tool of this scope.
-    pub(crate) fn allows(&self, scope: &str) -> bool {
+    /// True when this session may call a tool of `scope`: the one scope check, used by
+    /// `tools/call` and by the HTTP transport's audit lines.
+    pub fn allows(&self, scope: Scope) -> bool {
         self.scopes
             .as_ref()
-            .is_none_or(|scopes| scopes.iter().any(|allowed| allowed == scope))
+            .is_none_or(|scopes| scopes.contains(&scope))
     }
 
-    /// The revision results are shaped for: the negotiated one, else the latest (a request
-    /// before `initialize` is served, leniently, as under the latest revision).
-    fn shape(&self) -> Revision {
+    /// The revision a legacy result is shaped for: the negotiated one, else the newest
+    /// `initialize` revision (a request before `initialize` is served, leniently, as under it).
+    fn result_revision(&self) -> Revision {
         self.revision.unwrap_or(Revision::LATEST)
     }
 }
 
 /// Creates a server from options: the built-in tools, and the docs tools when the docs
 /// directory exists.
-pub fn create_mcp_server(options: ServerOptions) -> McpServer {
+///
+/// A docs directory that cannot be used is logged (a warning) and leaves the docs tools out, as
+/// does naming a docs tool in [`ServerOptions::with_tools`] without one.
+///
+/// # Errors
+///
+/// [`OptionsError::UnknownTool`] when the tool list names a tool that does not exist: a typo
+/// would otherwise serve fewer tools without a word.
+pub fn create_mcp_server(options: ServerOptions) -> Result<McpServer, OptionsError> {
+    if let Some(names) = &options.tools {
+        let known = crate::tools::builtin_tool_names();
+        if let Some(unknown) = names.iter().find(|name| !known.contains(&name.as_str())) {
+            return Err(OptionsError::UnknownTool {
+                name: unknown.clone(),
+                known: known.join(", "),
+            });
+        }
+    }
     let docs = options.docs_dir.as_ref().and_then(|dir| match DocsIndex::new(dir.clone()) {
         Ok(index) => Some(index),
         Err(error) => {
@@ -97,17 +127,24 @@ pub fn create_mcp_server(options: ServerOptions) -> McpServer {
     if let Some(names) = &options.tools {
         for name in names {
             if catalogue.get(name).is_none() {
-                tracing::warn!("--tools names an unknown or unavailable tool: {name}");
+                tracing::warn!(
+                    "the tool list names {name}, which needs a docs directory; it is not served"
+                );
             }
         }
         catalogue.retain_named(names);
     }
-    McpServer::with_catalogue(catalogue, docs, options.max_message_length)
+    Ok(McpServer::with_catalogue(
+        catalogue,
+        docs,
+        options.max_message_length,
+    ))
 }
 
 impl McpServer {
-    /// A server with a catalogue of the caller's choosing (tests register their own tools).
-    pub fn with_catalogue(
+    /// A server with a catalogue of the caller's choosing (tests register their own tools);
+    /// reached from outside through [`crate::internal::server_with_catalogue`].
+    pub(crate) fn with_catalogue(
         catalogue: Catalogue,
         docs: Option<DocsIndex>,
         max_message_length: usize,
@@ -128,8 +165,17 @@ impl McpServer {
     }
 
     /// The tool catalogue.
-    pub fn catalogue(&self) -> &Catalogue {
+    pub(crate) fn catalogue(&self) -> &Catalogue {
         &self.inner.catalogue
+    }
+
+    /// The scope a tool needs, with the catalogue's own spelling of its name (safe to log: it
+    /// is never the caller's string); `None` when this server has no such tool.
+    pub fn tool_scope(&self, name: &str) -> Option<(&'static str, Scope)> {
+        self.inner
+            .catalogue
+            .get(name)
+            .map(|tool| (tool.name, tool.scope))
     }
 
     /// Handles one parsed message (object) or batch (array); `None` when nothing is owed.
@@ -144,8 +190,13 @@ impl McpServer {
         botmesh_jsonrpc::process_text(text, &mut |message| self.handle_message(session, message))
     }
 
-    /// Handles one classified message; `None` for notifications.
-    pub fn handle_message(&self, session: &mut Session, message: Message) -> Option<Response> {
+    /// Handles one classified message; `None` for notifications. Reached from outside through
+    /// [`crate::internal::handle_message`] (its types are the framing's).
+    pub(crate) fn handle_message(
+        &self,
+        session: &mut Session,
+        message: Message,
+    ) -> Option<Response> {
         match message {
             Message::Request(request) => Some(self.handle_request(session, request)),
             Message::Notification(notification) => {
@@ -157,11 +208,11 @@ impl McpServer {
 
     fn handle_request(&self, session: &mut Session, request: Request) -> Response {
         let Request { id, method, params } = request;
-        let modern = session.modern
-            || (method != "initialize" && crate::modern::carries_version(params.as_ref()));
+        let stateless = session.stateless
+            || (method != "initialize" && crate::stateless::is_stateless_request(params.as_ref()));
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            if modern {
-                crate::modern::dispatch(self, session, &method, params)
+            if stateless {
+                crate::stateless::dispatch(self, session, &method, params)
             } else {
                 self.dispatch(session, &method, params)
             }
@@ -174,10 +225,10 @@ impl McpServer {
             ))
         });
         match outcome {
-            // Modern results end with constant fields (resultType, _meta, caching hints),
+            // Stateless results end with constant fields (resultType, _meta, caching hints),
             // written by reference rather than copied into every result.
-            Ok(result) if modern => {
-                Response::result(id, result).with_extra(crate::modern::result_extra(&method))
+            Ok(result) if stateless => {
+                Response::result(id, result).with_extra(crate::stateless::result_extra(&method))
             }
             Ok(result) => Response::result(id, result),
             Err(error) => Response::error(Some(id), error),
@@ -190,6 +241,11 @@ impl McpServer {
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, ErrorObject> {
+        // The method is checked before its parameters: an unknown method is `-32601` whatever
+        // its `params` look like (an array included).
+        if !LEGACY_METHODS.contains(&method) {
+            return Err(method_not_found(method));
+        }
         let params = match params {
             None => Map::new(),
             Some(Value::Object(map)) => map,
@@ -198,13 +254,10 @@ impl McpServer {
         match method {
             "initialize" => Ok(self.initialize(session, &params)),
             "ping" => Ok(json!({})),
-            "tools/list" => self.tools_list(session.shape(), &params),
-            "tools/call" => self.tools_call(session, session.shape(), &params),
-            "server/discover" => Err(crate::modern::missing_meta()),
-            _ => Err(ErrorObject::new(
-                codes::METHOD_NOT_FOUND,
-                format!("method not found: {method}"),
-            )),
+            "tools/list" => self.tools_list(session.result_revision(), &params),
+            "tools/call" => self.tools_call(session, session.result_revision(), &params),
+            "server/discover" => Err(crate::stateless::missing_meta()),
+            _ => Err(method_not_found(method)),
         }
     }
 
@@ -270,7 +323,7 @@ impl McpServer {
             Some(Value::Object(arguments)) => arguments,
             Some(_) => return Err(invalid_params("tools/call \"arguments\" must be an object")),
         };
-        let needed = tool.scope.as_str();
+        let needed = tool.scope;
         if !session.allows(needed) {
             return Ok(error_result(format!(
                 "tool {name} needs the \"{needed}\" scope, which this token does not have"
@@ -291,6 +344,13 @@ impl McpServer {
     }
 }
 
+fn method_not_found(method: &str) -> ErrorObject {
+    ErrorObject::new(
+        codes::METHOD_NOT_FOUND,
+        format!("method not found: {method}"),
+    )
+}
+
 fn invalid_params(message: &str) -> ErrorObject {
     ErrorObject::new(codes::INVALID_PARAMS, message)
 }
@@ -303,7 +363,7 @@ fn error_result(message: String) -> Value {
 fn success_result(output: ToolOutput, revision: Revision) -> Value {
     let text = match output.text {
         Some(text) => text,
-        None => serde_json::to_string_pretty(&output.payload).unwrap_or_default(),
+        None => output.payload.to_string(),
     };
     let mut result = Map::new();
     result.insert("content".into(), json!([{ "type": "text", "text": text }]));

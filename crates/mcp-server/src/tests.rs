@@ -1,42 +1,47 @@
 //! In-process tests: transcripts through `serve_stream`, and the rules each revision relies on.
 
-use crate::internal::{Scope, Session, Tool, ToolError, ToolOutput};
-use crate::{McpServer, ServeOptions, ServerOptions, create_mcp_server, serve_stream};
+use crate::internal::{Tool, ToolError, ToolOutput};
+use crate::{McpServer, OptionsError, Scope, ServerOptions, Session, StreamOptions, serve_stream};
+
+/// A server from options that are known to be valid.
+fn create_mcp_server(options: ServerOptions) -> McpServer {
+    crate::create_mcp_server(options).expect("valid options")
+}
 use serde_json::{Value, json};
 
 /// The built-in catalogue plus two test tools: `add` (numbers in, sum out) and `boom` (panics).
 fn test_server() -> McpServer {
     let mut catalogue = crate::tools::builtin(false);
-    catalogue.register(Tool::new(
-        "add",
-        "Add two numbers",
-        "Add two numbers.",
-        Scope::Flow,
-        json!({
+    catalogue.register(Tool {
+        name: "add",
+        title: "Add two numbers",
+        description: "Add two numbers.",
+        scope: Scope::Flow,
+        input_schema: json!({
             "type": "object",
             "properties": { "a": { "type": "number" }, "b": { "type": "number" } },
             "required": ["a", "b"],
             "additionalProperties": false
         }),
-        json!({ "type": "object", "properties": { "sum": { "type": "number" } }, "required": ["sum"] }),
-        |_, arguments| {
+        output_schema: json!({ "type": "object", "properties": { "sum": { "type": "number" } }, "required": ["sum"] }),
+        handler: Tool::handler(|_, arguments| {
             let a = arguments["a"].as_f64().unwrap_or_default();
             let b = arguments["b"].as_f64().unwrap_or_default();
             if a < 0.0 {
                 return Err(ToolError("a must not be negative".into()));
             }
             Ok(ToolOutput::from(json!({ "sum": a + b })))
-        },
-    ));
-    catalogue.register(Tool::new(
-        "boom",
-        "Panic",
-        "Always panics.",
-        Scope::Docs,
-        json!({ "type": "object", "properties": {}, "additionalProperties": false }),
-        json!({ "type": "object" }),
-        |_, _| panic!("boom"),
-    ));
+        }),
+    });
+    catalogue.register(Tool {
+        name: "boom",
+        title: "Panic",
+        description: "Always panics.",
+        scope: Scope::Docs,
+        input_schema: json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+        output_schema: json!({ "type": "object" }),
+        handler: Tool::handler(|_, _| panic!("boom")),
+    });
     McpServer::with_catalogue(catalogue, None, 4096)
 }
 
@@ -57,7 +62,7 @@ fn serve(server: McpServer, input: &str) -> Vec<String> {
     let mut out = Vec::new();
     serve_stream(
         input.as_bytes(),
-        ServeOptions::new(server, |line: &str| {
+        StreamOptions::new(server, |line: &str| {
             out.push(line.to_owned());
             Ok(())
         }),
@@ -81,7 +86,7 @@ fn call(id: u64, name: &str, arguments: Value) -> String {
     json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":arguments}}).to_string()
 }
 
-const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+const STATELESS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// Every `*.in.jsonl` under `test_data/transcripts` gives exactly its `*.out.jsonl`
 /// (regenerate on purpose with `UPDATE_EXPECT=1`).
@@ -163,7 +168,7 @@ fn structured_output_only_from_2025_06_18() {
             assert!(!tool["description"].as_str().unwrap_or_default().is_empty());
         }
         let result = &out[2]["result"];
-        assert_eq!(result["content"][0]["text"], "{\n  \"sum\": 3.0\n}");
+        assert_eq!(result["content"][0]["text"], r#"{"sum":3.0}"#);
         assert_eq!(
             result.get("structuredContent").is_some(),
             structured,
@@ -190,7 +195,7 @@ fn assert_no_null_fields(value: &Value, path: &str) {
 }
 
 #[test]
-fn legacy_answers_never_carry_modern_fields_and_never_null() {
+fn legacy_answers_never_carry_stateless_fields_and_never_null() {
     for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
         let input = [
             init(revision, 1),
@@ -222,7 +227,7 @@ fn argument_checks_are_tool_errors_with_one_sentence() {
         (
             "flow_validate",
             json!({"doc": {}}),
-            "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\")",
+            "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"fullText\")",
         ),
         (
             "flow_validate",
@@ -241,8 +246,13 @@ fn argument_checks_are_tool_errors_with_one_sentence() {
         ),
         (
             "flow_schema",
+            json!({"form": "yaml"}),
+            "invalid arguments for flow_schema: argument \"form\" must be one of \"compact\", \"json-schema\", not \"yaml\"",
+        ),
+        (
+            "flow_example",
             json!({"x": 1}),
-            "invalid arguments for flow_schema: unknown argument \"x\" (this tool takes no arguments)",
+            "invalid arguments for flow_example: unknown argument \"x\" (this tool takes no arguments)",
         ),
         ("add", json!({"a": -1, "b": 0}), "a must not be negative"),
     ];
@@ -305,10 +315,38 @@ fn protocol_errors() {
 }
 
 #[test]
+fn an_unknown_method_is_32601_whatever_its_params_also_in_a_batch() {
+    for params in [
+        r#","params":[]"#,
+        r#","params":[1,2]"#,
+        r#","params":{}"#,
+        "",
+    ] {
+        let single = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x"{params}}}"#);
+        let out = answers(test_server(), &single);
+        assert_eq!(error_codes(&out), [-32601], "{single}");
+        assert_eq!(out[0]["error"]["message"], "method not found: x");
+        let batch = format!(
+            r#"[{{"jsonrpc":"2.0","id":1,"method":"ping"}},{{"jsonrpc":"2.0","id":2,"method":"x"{params}}},{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":[]}}]"#
+        );
+        let out = answers(test_server(), &batch);
+        let batch_codes: Vec<i64> = out[0]
+            .as_array()
+            .expect("a batch answer")
+            .iter()
+            .map(|a| a["error"]["code"].as_i64().unwrap_or(0))
+            .collect();
+        // A known method still checks its params: tools/list with an array is -32602.
+        assert_eq!(batch_codes, [0, -32601, -32602], "{batch}");
+    }
+}
+
+#[test]
 fn scopes_restrict_tools_without_ending_the_session() {
     let server = test_server();
     let mut session = Session::new();
-    session.set_scopes(Some(vec!["docs".into()]));
+    session.set_scopes(Some(vec![Scope::Docs]));
+    assert!(session.allows(Scope::Docs) && !session.allows(Scope::Flow));
     let answer = server
         .handle_text(&mut session, &call(1, "add", json!({"a": 1, "b": 1})))
         .expect("answer");
@@ -357,18 +395,39 @@ fn tools_subset_and_docs_tools_only_with_a_docs_directory() {
         out[0]["error"]["code"], -32602,
         "a tool outside the subset is unknown"
     );
+    let typo = crate::create_mcp_server(
+        ServerOptions::default().with_tools(Some(vec!["flow_digest".into(), "flow_digset".into()])),
+    );
+    let Err(error) = typo else {
+        panic!("a misspelt tool name must not serve fewer tools silently");
+    };
+    assert!(matches!(&error, OptionsError::UnknownTool { name, .. } if name == "flow_digset"));
+    assert!(
+        error
+            .to_string()
+            .starts_with("unknown tool \"flow_digset\" (known: flow_validate, "),
+        "{error}"
+    );
+    let docs_without_docs = names(create_mcp_server(
+        ServerOptions::default().with_tools(Some(vec!["flow_digest".into(), "docs_page".into()])),
+    ));
+    assert_eq!(
+        docs_without_docs,
+        ["flow_digest"],
+        "a docs tool without a docs directory is left out, not an error"
+    );
 }
 
 #[test]
 fn both_eras_on_one_stream() {
     let input = [
-        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{STATELESS_META}}}}}"#),
         init("2025-06-18", 2),
-        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{{{STATELESS_META}}}}}"#),
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#.into(),
-        format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{STATELESS_META}}}}}"#),
         call(6, "add", json!({"a": 1, "b": 2})),
-        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":7,"method":"ping","params":{{{STATELESS_META}}}}}"#),
         r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#.into(),
         r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"progressToken":"p"}}}"#.into(),
     ]
@@ -389,11 +448,11 @@ fn both_eras_on_one_stream() {
     assert!(out[2]["result"]["ttlMs"].is_u64());
     assert!(
         out[2]["result"]["tools"][0].get("outputSchema").is_some(),
-        "modern lists are full"
+        "stateless lists are full"
     );
     assert!(
         out[3]["result"].get("resultType").is_none(),
-        "legacy list has no modern field"
+        "legacy list has no stateless field"
     );
     assert_eq!(out[4]["result"]["resultType"], "complete");
     assert_eq!(out[4]["result"]["structuredContent"]["sum"], 3.0);
@@ -414,7 +473,7 @@ fn both_eras_on_one_stream() {
 }
 
 #[test]
-fn modern_errors() {
+fn stateless_errors() {
     let meta = |version: &str| {
         format!(
             r#""_meta":{{"io.modelcontextprotocol/protocolVersion":{version},"io.modelcontextprotocol/clientCapabilities":{{}}}}"#
@@ -447,13 +506,13 @@ fn modern_errors() {
     );
     assert_eq!(out[8]["result"]["isError"], true);
     assert_eq!(out[8]["result"]["resultType"], "complete");
-    let mut modern = Session::modern();
+    let mut stateless = Session::stateless();
     let answer = test_server()
-        .handle_text(&mut modern, &init("2025-11-25", 1))
+        .handle_text(&mut stateless, &init("2025-11-25", 1))
         .expect("answer");
     assert!(
         answer.contains("-32602") || answer.contains("-32601"),
-        "initialize on a modern session: {answer}"
+        "initialize on a stateless session: {answer}"
     );
 }
 
@@ -527,12 +586,11 @@ fn every_tool_declaration_is_accepted_by_strict_clients() {
     }
 }
 
-#[test]
-fn every_structured_result_matches_its_output_schema() {
-    let server = docs_server();
+/// Typical calls of every built-in tool (each tool at least once, each form of its answer).
+fn typical_calls() -> Vec<(&'static str, Value)> {
     let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).expect("example");
     let legacy = json!({ "name": "Pedidos", "steps": [{ "type": "text", "message": "Hola" }] });
-    let calls = [
+    vec![
         ("flow_validate", json!({ "document": example })),
         (
             "flow_validate",
@@ -552,13 +610,24 @@ fn every_structured_result_matches_its_output_schema() {
         ("flow_diff", json!({ "left": legacy, "right": example })),
         ("flow_digest", json!({ "document": example })),
         ("flow_schema", json!({})),
+        ("flow_schema", json!({ "form": "json-schema" })),
         ("flow_example", json!({})),
         (
             "docs_search",
             json!({ "query": "flow_validate", "limit": 3 }),
         ),
         ("docs_page", json!({ "path": "index.md" })),
-    ];
+        (
+            "docs_page",
+            json!({ "path": "reference/flow-document.md", "offset": 100, "length": 2000 }),
+        ),
+    ]
+}
+
+#[test]
+fn every_structured_result_matches_its_output_schema() {
+    let server = docs_server();
+    let calls = typical_calls();
     let list = answers(
         server.clone(),
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
@@ -605,10 +674,10 @@ fn the_example_validates_and_lints_clean() {
 }
 
 #[test]
-fn a_modern_call_is_fully_structured_whatever_the_legacy_session_negotiated() {
+fn a_stateless_call_is_fully_structured_whatever_the_legacy_session_negotiated() {
     let input = [
         init("2024-11-05", 1),
-        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{STATELESS_META}}}}}"#),
         call(3, "add", json!({"a": 1, "b": 2})),
     ]
     .join("\n");
@@ -623,5 +692,327 @@ fn a_modern_call_is_fully_structured_whatever_the_legacy_session_negotiated() {
     assert!(
         out[2]["result"].get("structuredContent").is_none(),
         "the legacy call keeps 2024-11-05's shape"
+    );
+}
+
+/// The text item and `structuredContent` of a successful call under 2025-11-25, and the text
+/// item of the same call under 2024-11-05 (no `structuredContent` there).
+fn text_and_structured(server: &McpServer, name: &str, arguments: &Value) -> (String, Value) {
+    let input = format!(
+        "{}\n{}\n",
+        init("2025-11-25", 0),
+        call(1, name, arguments.clone())
+    );
+    let out = answers(server.clone(), &input);
+    let result = &out[1]["result"];
+    assert!(
+        result.get("isError").is_none(),
+        "{name} {arguments}: {result}"
+    );
+    let content = result["content"].as_array().expect("content");
+    assert_eq!(content.len(), 1, "{name}: one text item");
+    let text = content[0]["text"].as_str().expect("a text item").to_owned();
+    let legacy = format!(
+        "{}\n{}\n",
+        init("2024-11-05", 0),
+        call(1, name, arguments.clone())
+    );
+    let legacy = answers(server.clone(), &legacy);
+    assert_eq!(
+        legacy[1]["result"]["content"][0]["text"], text,
+        "{name}: the same text for a client without structuredContent"
+    );
+    (text, result["structuredContent"].clone())
+}
+
+/// The facts of a `docs_page` range line: offset, end, total, and the call that reads on.
+type RangeLine = (u64, u64, u64, Option<Value>);
+
+/// Reads a `docs_page` text: the Markdown, then (unless the whole page was read) one line
+/// `[docs_page: characters A-B of T; read on with docs_page {...}]` or `...; the end of the page]`
+/// after one newline.
+/// Returns the Markdown and the facts of the line (`offset`, `end`, `total`, the next call).
+fn read_page_text(text: &str) -> (String, Option<RangeLine>) {
+    let Some(start) = text.rfind("[docs_page: characters ") else {
+        return (text.to_owned(), None);
+    };
+    let (markdown, line) = text.split_at(start);
+    let line = line
+        .strip_prefix("[docs_page: characters ")
+        .and_then(|line| line.strip_suffix(']'))
+        .expect("the continuation line");
+    let (range, rest) = line.split_once("; ").expect("range; rest");
+    let (span, total) = range.split_once(" of ").expect("A-B of T");
+    let (offset, end) = span.split_once('-').expect("A-B");
+    let next = match rest {
+        "the end of the page" => None,
+        call => Some(
+            serde_json::from_str(
+                call.strip_prefix("read on with docs_page ")
+                    .expect("a call"),
+            )
+            .expect("the call's arguments are JSON"),
+        ),
+    };
+    let number = |text: &str| text.parse::<u64>().expect("a number");
+    // One newline separates the part from the line.
+    let markdown = markdown
+        .strip_suffix('\n')
+        .expect("a newline before the line");
+    (
+        markdown.to_owned(),
+        Some((number(offset), number(end), number(total), next)),
+    )
+}
+
+/// The text rule of docs/reference/tools.md: the text item of every tool carries every fact of
+/// its `structuredContent`, the same for clients with and without `structuredContent`.
+#[test]
+fn every_tools_text_carries_the_facts_of_its_structured_content() {
+    let server = docs_server();
+    let calls = typical_calls();
+    for tool in server.catalogue().tools() {
+        assert!(
+            calls.iter().any(|(name, _)| *name == tool.name),
+            "{}: add a typical call, and state its text rule in docs/reference/tools.md",
+            tool.name
+        );
+    }
+    for (name, arguments) in &calls {
+        let (text, structured) = text_and_structured(&server, name, arguments);
+        assert!(
+            text.chars().count() <= 100_000,
+            "{name}: {} characters",
+            text.len()
+        );
+        if *name != "docs_page" {
+            // Compact JSON of the payload: parsing the text gives structuredContent back.
+            let parsed: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|error| panic!("{name}: the text is not JSON ({error})"));
+            assert_eq!(parsed, structured, "{name} {arguments}");
+            assert!(
+                !text.contains("\n  "),
+                "{name}: compact, not pretty-printed"
+            );
+            continue;
+        }
+        // docs_page: the Markdown itself, then the range line when the page was not read whole.
+        let (markdown, line) = read_page_text(&text);
+        assert_eq!(markdown, structured["markdown"], "{arguments}");
+        assert_eq!(structured["path"], arguments["path"]);
+        match line {
+            None => {
+                assert_eq!(structured["offset"], 0);
+                assert_eq!(structured["total"], markdown.chars().count());
+                assert!(structured.get("next").is_none());
+            }
+            Some((offset, end, total, next)) => {
+                assert_eq!(structured["offset"], offset);
+                assert_eq!(end, offset + markdown.chars().count() as u64);
+                assert_eq!(structured["total"], total);
+                match next {
+                    None => assert!(structured.get("next").is_none()),
+                    Some(call) => {
+                        assert_eq!(structured["next"], call["offset"]);
+                        assert_eq!(call["path"], structured["path"]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_cut_page_says_exactly_how_to_read_on_and_the_parts_make_the_page() {
+    let server = docs_server();
+    let path = "reference/flow-document.md";
+    let (whole, _) = text_and_structured(&server, "docs_page", &json!({ "path": path }));
+    let mut arguments = json!({ "path": path, "length": 3000 });
+    let mut read = String::new();
+    let mut parts = 0;
+    loop {
+        let (text, structured) = text_and_structured(&server, "docs_page", &arguments);
+        let (markdown, line) = read_page_text(&text);
+        let (_, _, total, next) = line.expect("a part of a page ends with the range line");
+        assert!(markdown.chars().count() <= 3000);
+        assert_eq!(total, whole.chars().count() as u64);
+        read.push_str(&markdown);
+        parts += 1;
+        match next {
+            Some(call) => {
+                assert!(markdown.ends_with('\n'), "cut at a line end");
+                assert_eq!(call["length"], 3000, "the call keeps the length asked");
+                assert_eq!(structured["next"], call["offset"]);
+                arguments = call;
+            }
+            None => break,
+        }
+    }
+    assert!(parts >= 4, "{parts}");
+    assert_eq!(read, whole);
+    // Past the end: a tool error naming the page.
+    let out = answers(
+        server,
+        &call(
+            1,
+            "docs_page",
+            json!({ "path": path, "offset": 10_000_000 }),
+        ),
+    );
+    assert_eq!(out[0]["result"]["isError"], true);
+    let message = out[0]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("offset 10000000 is past the end of the page ("),
+        "{message}"
+    );
+    assert!(message.ends_with(path), "{message}");
+}
+
+/// A docs tree under the system temporary folder, removed on drop.
+struct TempDocs(std::path::PathBuf);
+
+impl TempDocs {
+    fn new(name: &str) -> TempDocs {
+        let dir = std::env::temp_dir().join(format!("botmesh-mcp-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp docs");
+        TempDocs(dir)
+    }
+}
+
+impl Drop for TempDocs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn a_long_page_is_cut_under_the_text_limit_unless_more_is_asked() {
+    let docs = TempDocs::new("long-page");
+    let line = "A line of the guide, about the same length as a real one, with ñ and é.\n";
+    let page = format!("# Long\n\n{}", line.repeat(4000));
+    std::fs::write(docs.0.join("long.md"), &page).expect("write page");
+    let server = create_mcp_server(ServerOptions::default().with_docs_dir(Some(docs.0.clone())));
+    let (text, structured) =
+        text_and_structured(&server, "docs_page", &json!({ "path": "long.md" }));
+    assert!(text.chars().count() <= 40_200, "{}", text.chars().count());
+    assert_eq!(structured["total"], page.chars().count());
+    let next = structured["next"].as_u64().expect("cut");
+    assert!(text.ends_with(&format!(
+        "; read on with docs_page {{\"offset\":{next},\"path\":\"long.md\"}}]"
+    )));
+    // Asked for: the whole page in one text, past the limit.
+    let (text, structured) = text_and_structured(
+        &server,
+        "docs_page",
+        &json!({ "path": "long.md", "length": 1_000_000 }),
+    );
+    assert_eq!(text, page);
+    assert!(structured.get("next").is_none());
+}
+
+/// A valid version 2 document of 500 message steps with texts of 400 characters.
+fn huge_document() -> Value {
+    let text = "Ñ".repeat(400);
+    let steps: Vec<Value> = (0..500)
+        .map(|i| json!({ "id": format!("s{i}"), "kind": "message", "text": text }))
+        .collect();
+    json!({ "version": 2, "id": "huge", "steps": steps })
+}
+
+#[test]
+fn huge_results_leave_their_bulk_out_of_the_text_unless_asked() {
+    let server = docs_server();
+    let document = huge_document();
+    let mut v1 = document.clone();
+    v1["version"] = json!(1);
+    // Mermaid labels are short: a drawing passes the limit only with many steps (subflows).
+    let mut huge = document.clone();
+    huge["id"] = json!("other");
+    let cases = [
+        ("flow_migrate", json!({ "document": v1 }), "document"),
+        (
+            "flow_analyze",
+            json!({ "document": document, "format": "json" }),
+            "graph",
+        ),
+        (
+            "flow_analyze",
+            json!({ "document": document, "subflows": [huge] }),
+            "mermaid",
+        ),
+    ];
+    for (name, arguments, bulk) in cases {
+        let (text, structured) = text_and_structured(&server, name, &arguments);
+        let full = structured.to_string();
+        assert!(
+            full.chars().count() > 100_000,
+            "{name} {bulk}: {}",
+            full.len()
+        );
+        assert!(
+            text.chars().count() <= 100_000,
+            "{name} {bulk}: {}",
+            text.len()
+        );
+        let (json_part, note) = text.split_once('\n').expect("JSON, then the note");
+        let mut without: Value = serde_json::from_str(json_part).expect("JSON");
+        let mut expected = structured.clone();
+        let left_out = expected
+            .as_object_mut()
+            .and_then(|fields| fields.remove(bulk))
+            .expect("the bulk is in structuredContent");
+        assert_eq!(without, expected, "{name}: every other fact is in the text");
+        assert_eq!(
+            note,
+            format!(
+                "[{name}: \"{bulk}\" ({} characters) left out of this text to keep it under 100000 \
+                 characters; complete in structuredContent, or call again with \"fullText\": true \
+                 to get it here]",
+                left_out.to_string().chars().count()
+            )
+        );
+        // Asked for: the whole payload in the text.
+        let mut asked = arguments.clone();
+        asked["fullText"] = json!(true);
+        let (text, structured) = text_and_structured(&server, name, &asked);
+        without = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(without, structured);
+    }
+}
+
+#[test]
+fn a_huge_list_of_issues_keeps_its_first_items_in_the_text_unless_asked() {
+    let server = docs_server();
+    let steps: Vec<Value> = (0..500)
+        .map(|i| json!({ "id": format!("s{i}"), "kind": "end", "a": 1, "b": 2, "c": 3, "d": 4, "e": 5 }))
+        .collect();
+    let arguments = json!({ "document": { "version": 2, "id": "bad", "steps": steps } });
+    let (text, structured) = text_and_structured(&server, "flow_validate", &arguments);
+    let all = structured["issues"].as_array().expect("issues");
+    assert!(all.len() >= 2500, "{}", all.len());
+    assert!(text.chars().count() <= 100_000, "{}", text.len());
+    let (json_part, note) = text.split_once('\n').expect("JSON, then the note");
+    let shown: Value = serde_json::from_str(json_part).expect("JSON");
+    let kept = shown["issues"].as_array().expect("issues").len();
+    assert!(kept > 100 && kept < all.len(), "{kept}");
+    assert_eq!(shown["issues"].as_array().expect("issues")[..], all[..kept]);
+    assert_eq!(shown["valid"], false);
+    assert_eq!(
+        note,
+        format!(
+            "[flow_validate: \"issues\" after the first {kept} of {} left out of this text to keep \
+             it under 100000 characters; complete in structuredContent, or call again with \
+             \"fullText\": true to get it here]",
+            all.len()
+        )
+    );
+    let mut asked = arguments.clone();
+    asked["fullText"] = json!(true);
+    let (text, structured) = text_and_structured(&server, "flow_validate", &asked);
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).expect("JSON"),
+        structured
     );
 }

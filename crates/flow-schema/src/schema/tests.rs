@@ -4,7 +4,7 @@
 //! file resolvers): an independent draft 2020-12 implementation is the point of the test.
 use serde_json::{Map, Value, json};
 
-use crate::validate::STEP_KINDS;
+use crate::StepKind;
 use crate::{json_schema, json_schema_string, limits_json, step_kinds, validate};
 
 /// SplitMix64: a small, seeded, deterministic generator (no dependency, same sequence everywhere).
@@ -268,7 +268,7 @@ fn document(rng: &mut Rng) -> Value {
     let count = 1 + rng.below(6);
     let steps: Vec<Value> = (0..count)
         .map(|i| {
-            let kind = *rng.pick(&STEP_KINDS);
+            let kind = *rng.pick(StepKind::NAMES);
             step(rng, kind, i, count)
         })
         .collect();
@@ -591,7 +591,7 @@ fn edge_values(key: &str) -> Vec<Value> {
             json!("int"),
         ],
         "match" => vec![json!("exact"), json!("startswith")],
-        "kind" => STEP_KINDS
+        "kind" => StepKind::NAMES
             .iter()
             .map(|k| json!(k))
             .chain([json!("mesage")])
@@ -943,7 +943,139 @@ fn the_embedded_schema_is_the_generated_one() {
 
 #[test]
 fn step_kinds_come_from_the_schema() {
-    assert_eq!(step_kinds(&json_schema()), STEP_KINDS);
+    assert_eq!(step_kinds(&json_schema()), StepKind::NAMES);
+}
+
+/// The validator's tables (`StepKind`, from the declaration in `model.rs`) and the JSON Schema
+/// (from the same declaration, through `serde` and `schemars`) agree kind by kind and property
+/// by property: the properties, which are required, and that nothing else is allowed.
+#[test]
+fn the_step_tables_and_the_schema_agree_kind_by_kind_and_field_by_field() {
+    let schema = json_schema();
+    let variants = schema["$defs"]["Step"]["oneOf"].as_array().unwrap();
+    assert_eq!(variants.len(), StepKind::ALL.len());
+    for (variant, &kind) in variants.iter().zip(StepKind::ALL) {
+        assert_eq!(StepKind::parse(kind.as_str()), Some(kind));
+        assert_eq!(variant["properties"]["kind"]["const"], kind.as_str());
+        let mut properties: Vec<&str> = variant["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut fields = kind.fields().to_vec();
+        properties.sort_unstable();
+        fields.sort_unstable();
+        assert_eq!(properties, fields, "{kind:?}: properties");
+        let mut required: Vec<&str> = variant["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        let mut table = kind.required().to_vec();
+        required.sort_unstable();
+        table.sort_unstable();
+        assert_eq!(required, table, "{kind:?}: required properties");
+        assert_eq!(variant["additionalProperties"], false, "{kind:?}");
+        // The table's order is the declaration's, `kind` after `id`, required ones in it.
+        assert_eq!(kind.fields()[..2], ["id", "kind"], "{kind:?}");
+        let mut rest = kind.fields().iter();
+        for name in kind.required() {
+            assert!(rest.any(|f| f == name), "{kind:?}: {name} out of order");
+        }
+    }
+    assert_eq!(StepKind::parse("mesage"), None);
+    assert_eq!(StepKind::parse("Message"), None);
+}
+
+/// The descriptions in `model.rs` (doc comments, which become the schema's `description`s and
+/// cannot name a constant) state the limits the validator applies.
+#[test]
+fn the_schema_descriptions_state_the_limits() {
+    use crate::limits as l;
+    fn descriptions(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(d)) = map.get("description") {
+                    out.push_str(d);
+                    out.push('\n');
+                }
+                map.values().for_each(|v| descriptions(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| descriptions(v, out)),
+            _ => {}
+        }
+    }
+    let mut text = String::new();
+    descriptions(&json_schema(), &mut text);
+    let phrases = [
+        format!("always the integer {}", l::CURRENT_VERSION),
+        format!("then up to {} lowercase letters", l::MAX_FLOW_ID - 1),
+        format!("one of 1 to {} values", l::MAX_IN_VALUES),
+        format!(
+            "conditions (at most {} levels deep)",
+            l::MAX_CONDITION_DEPTH
+        ),
+        format!("at most {} rows in all", l::MAX_LIST_ROWS),
+        format!("-{} to {}.", l::MAX_LATITUDE, l::MAX_LATITUDE),
+        format!("-{} to {}.", l::MAX_LONGITUDE, l::MAX_LONGITUDE),
+        format!("0 to {} (default {})", l::MAX_RETRIES, l::DEFAULT_RETRIES),
+        format!(
+            "{} to {} seconds",
+            l::MIN_DELAY_SECONDS,
+            l::MAX_DELAY_SECONDS
+        ),
+        format!("any JSON, at most {} levels deep", l::MAX_ARGS_DEPTH),
+    ];
+    for phrase in phrases {
+        assert!(
+            text.contains(&phrase),
+            "no schema description says \"{phrase}\": update the doc comment in model.rs"
+        );
+    }
+}
+
+/// The validator reports a missing required property and an unknown one on every kind, as the
+/// tables say, and a property of another kind as not allowed.
+#[test]
+fn the_validator_follows_the_step_tables() {
+    for &kind in StepKind::ALL {
+        let step = json!({ "id": "a", "kind": kind.as_str(), "zzz": 1 });
+        let document = json!({ "version": 2, "id": "f", "steps": [step] });
+        let issues = validate(&document).issues;
+        let missing: Vec<String> = kind.required()[2..]
+            .iter()
+            .map(|name| format!("missing required property \"{name}\""))
+            .collect();
+        let reported: Vec<String> = issues
+            .iter()
+            .filter(|i| i.path == "/steps/0")
+            .map(|i| i.message.clone())
+            .collect();
+        assert_eq!(reported, missing, "{kind:?}");
+        assert!(
+            issues
+                .iter()
+                .any(|i| i.path == "/steps/0/zzz" && i.message.starts_with("unknown property")),
+            "{kind:?}: {issues:?}"
+        );
+        let foreign = StepKind::ALL
+            .iter()
+            .flat_map(|k| k.fields())
+            .find(|f| !kind.fields().contains(f))
+            .unwrap();
+        let step = json!({ "id": "a", "kind": kind.as_str(), foreign.to_string(): 1 });
+        let document = json!({ "version": 2, "id": "f", "steps": [step] });
+        let issues = validate(&document).issues;
+        let pointer = format!("/steps/0/{foreign}");
+        assert!(
+            issues
+                .iter()
+                .any(|i| i.path == pointer && i.message.contains("is not allowed on")),
+            "{kind:?}: {issues:?}"
+        );
+    }
 }
 
 #[test]

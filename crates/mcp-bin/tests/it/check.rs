@@ -3,7 +3,7 @@
 
 use std::process::Output;
 
-use botmesh_mcp::internal::flow_analyzer::parse_source;
+use botmesh_flow_analyzer::parse_source;
 
 use crate::util::Dir;
 

@@ -66,8 +66,10 @@ struct HttpServer {
 }
 
 impl HttpServer {
-    fn start() -> HttpServer {
+    /// Starts the server with `args` before `--http 127.0.0.1:0`.
+    fn start(args: &[&str]) -> HttpServer {
         let mut child = command()
+            .args(args)
             .args(["--http", "127.0.0.1:0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -80,11 +82,17 @@ impl HttpServer {
             let read = stderr.read_line(&mut line).expect("read stderr");
             assert!(read > 0, "the server exited before listening: {seen}");
             seen.push_str(&line);
-            if line.contains("listening") {
-                let addr = line
-                    .split_whitespace()
-                    .find_map(|field| field.strip_prefix("addr="))
+            if line.contains("listening over HTTP") {
+                // `addr=127.0.0.1:1234` in text logs, `"addr":"127.0.0.1:1234"` in JSON ones.
+                let rest = line
+                    .split_once("addr=")
+                    .or_else(|| line.split_once("\"addr\":\""))
+                    .map(|(_, rest)| rest.trim_start_matches('"'))
                     .unwrap_or_else(|| panic!("the listening line names its address: {line}"));
+                let addr: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                    .collect();
                 break addr.parse().expect("a socket address");
             }
         };
@@ -113,6 +121,20 @@ impl HttpServer {
     }
 }
 
+impl HttpServer {
+    /// Sends SIGTERM (Unix's; on Windows the server stops on Ctrl+C, which a test cannot send
+    /// to one child process without `unsafe` code) and waits for the exit.
+    #[cfg(unix)]
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        let killed = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+        self.child.wait().expect("wait")
+    }
+}
+
 /// Everything left on `stderr` until it closes, after what was `seen` already.
 fn rest(mut stderr: BufReader<ChildStderr>, mut seen: String) -> String {
     let _ = stderr.read_to_string(&mut seen);
@@ -121,7 +143,7 @@ fn rest(mut stderr: BufReader<ChildStderr>, mut seen: String) -> String {
 
 #[test]
 fn http_serves_initialize_on_the_address_it_logs() {
-    let mut server = HttpServer::start();
+    let mut server = HttpServer::start(&[]);
     assert!(server.addr.ip().is_loopback() && server.addr.port() != 0);
     let response = server.initialize();
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
@@ -135,20 +157,13 @@ fn http_serves_initialize_on_the_address_it_logs() {
     let _ = server.stderr.join();
 }
 
-/// SIGTERM is Unix's (on Windows the server stops on Ctrl+C, which a test cannot send to
-/// one child process without `unsafe` code).
+/// SIGTERM is Unix's (see [`HttpServer::terminate`]).
 #[cfg(unix)]
 #[test]
 fn http_stops_gracefully_on_sigterm() {
-    let mut server = HttpServer::start();
+    let mut server = HttpServer::start(&[]);
     assert!(server.initialize().starts_with("HTTP/1.1 200"));
-    let pid = server.child.id().to_string();
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    let status = server.child.wait().expect("wait");
+    let status = server.terminate();
     assert!(status.success(), "graceful shutdown exits 0: {status:?}");
     let mut stdout = String::new();
     server
@@ -164,4 +179,53 @@ fn http_stops_gracefully_on_sigterm() {
     );
     let stderr = server.stderr.join().expect("stderr");
     assert!(stderr.contains("SIGTERM received"), "{stderr}");
+}
+
+/// SIGTERM is Unix's (see [`HttpServer::terminate`]).
+#[cfg(unix)]
+#[test]
+fn json_logs_and_health_probes() {
+    let mut server = HttpServer::start(&["--log-format", "json"]);
+    let mut stream = TcpStream::connect(server.addr).expect("connect");
+    write!(
+        stream,
+        "GET /healthz HTTP/1.1\r\nHost: probe.internal\r\nConnection: close\r\n\r\n"
+    )
+    .expect("write");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("read");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(response.ends_with("ok\n"), "{response}");
+    assert!(server.terminate().success());
+    let stderr = server.stderr.join().expect("stderr");
+    let lines: Vec<serde_json::Value> = stderr
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["message"] == "SIGTERM received" && l["level"] == "INFO"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn operations_flags_are_checked() {
+    for (args, expected) in [
+        (
+            &["--metrics", "127.0.0.1:0"][..],
+            "--metrics needs --http ADDR",
+        ),
+        (&["--http", "0", "--log-format", "xml"][..], "--log-format"),
+        (
+            &["--http", "0", "--max-inflight-body", "lots"][..],
+            "not a byte count",
+        ),
+    ] {
+        let output = command().args(args).output().expect("run");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
 }

@@ -132,8 +132,8 @@ impl Session {
         );
         assert_eq!(
             text,
-            serde_json::to_string_pretty(&from_text).expect("pretty JSON"),
-            "the text item is pretty-printed"
+            serde_json::to_string(&from_text).expect("compact JSON"),
+            "the text item is compact JSON"
         );
         let results = result["structuredContent"]["results"]
             .as_array()

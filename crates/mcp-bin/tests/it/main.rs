@@ -3,7 +3,10 @@
 //! the one harness in `util` (the binary's path, a cleaned environment, temporary folders).
 
 mod check;
+#[cfg(feature = "http")]
 mod cli;
 mod docs;
+#[cfg(not(feature = "http"))]
+mod no_http;
 mod stdio;
 mod util;

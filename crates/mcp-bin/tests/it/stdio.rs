@@ -76,7 +76,7 @@ fn a_session_over_real_pipes() {
     assert_eq!(answers[2]["result"]["isError"], true);
     assert_eq!(
         answers[2]["result"]["content"][0]["text"],
-        "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\")"
+        "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"fullText\")"
     );
     assert_eq!(answers[3]["result"], json!({}));
 }
@@ -103,6 +103,22 @@ fn garbage_and_oversized_input_never_end_the_session() {
             Value::Null
         ]
     );
+}
+
+#[test]
+fn an_unknown_method_with_array_params_is_32601_alone_and_in_a_batch() {
+    let input = format!(
+        "{INIT}\n{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":[]}}\n\
+         [{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"x\",\"params\":[1]}},{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":[]}}]\n"
+    );
+    let (code, stdout, _) = run(&[], &input);
+    assert_eq!(code, 0);
+    let answers = lines(&stdout);
+    assert_eq!(answers[1]["error"]["code"], -32601, "{stdout}");
+    assert_eq!(answers[1]["error"]["message"], "method not found: x");
+    assert_eq!(answers[2][0]["error"]["code"], -32601, "{stdout}");
+    // A known method still checks its params.
+    assert_eq!(answers[2][1]["error"]["code"], -32602, "{stdout}");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Rate limits, the body limit, slow clients and graceful shutdown.
+//! Rate limits, the body limit and slow clients.
 use crate::*;
 use botmesh_mcp_http::HttpOptions;
 use serde_json::json;
@@ -112,29 +112,4 @@ fn stalled_headers_close_the_connection() {
     );
 }
 
-#[test]
-fn shutdown_finishes_the_request_in_flight() {
-    let server = Server::start(HttpOptions::default().with_rate_limit_per_minute(0));
-    let addr = server.addr;
-    let body = initialize_message("2025-11-25").to_string();
-    let (first, rest) = body.split_at(20);
-    let mut stream = connect(addr);
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: {}\r\n\r\n{first}",
-        server.host(),
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).unwrap();
-    std::thread::sleep(Duration::from_millis(100));
-    let stopper = std::thread::spawn(move || server.stop());
-    std::thread::sleep(Duration::from_millis(200));
-    stream.write_all(rest.as_bytes()).unwrap();
-    let reply = parse_reply(&read_all(&mut stream));
-    assert_eq!(reply.status, 200, "the in-flight request is answered");
-    assert_eq!(reply.json()["result"]["protocolVersion"], "2025-11-25");
-    stopper.join().unwrap().unwrap();
-    assert!(
-        std::net::TcpStream::connect(addr).is_err(),
-        "no longer listening"
-    );
-}
+// Graceful shutdown is tested with readiness in operations.rs, ordered by events.

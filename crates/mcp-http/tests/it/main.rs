@@ -7,11 +7,12 @@
     reason = "test helpers outside #[test] functions panic on unexpected replies by design"
 )]
 mod limits;
+mod operations;
 mod safety;
 mod transport;
 
 use botmesh_mcp::{ServerOptions, create_mcp_server};
-use botmesh_mcp_http::{Error, HttpOptions, serve_until};
+use botmesh_mcp_http::{Error, HttpOptions, Listening, serve_with};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -22,6 +23,8 @@ use std::time::Duration;
 /// A running server; stopped (gracefully) on drop.
 pub(crate) struct Server {
     pub(crate) addr: SocketAddr,
+    /// The `metrics_addr` listener, when the options asked for one.
+    pub(crate) metrics: Option<SocketAddr>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<Result<(), Error>>>,
 }
@@ -34,32 +37,44 @@ impl Server {
     pub(crate) fn start_with(server: ServerOptions, options: HttpOptions) -> Server {
         capture_logs();
         let options = options.with_addr("127.0.0.1:0".parse().unwrap());
+        let options = match options.metrics_addr {
+            Some(_) => options.with_metrics_addr(Some("127.0.0.1:0".parse().unwrap())),
+            None => options,
+        };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let (tx, rx) = std::sync::mpsc::channel();
-        let server = create_mcp_server(server);
+        let server = create_mcp_server(server).expect("valid server options");
         let thread = std::thread::spawn(move || {
-            serve_until(
+            serve_with(
                 server,
                 options,
                 async move {
                     let _ = stopped.await;
                 },
-                move |addr| tx.send(addr).unwrap(),
+                move |listening: Listening| tx.send(listening).unwrap(),
             )
         });
-        let addr = rx
+        let listening = rx
             .recv_timeout(Duration::from_secs(10))
             .expect("server did not start");
         Server {
-            addr,
+            addr: listening.http,
+            metrics: listening.metrics,
             stop: Some(stop),
             thread: Some(thread),
         }
     }
 
-    /// Asks for a graceful shutdown and waits for `serve_until` to return.
+    /// Asks for a graceful shutdown and waits for `serve_with` to return.
     pub(crate) fn stop(mut self) -> Result<(), Error> {
         self.stop_inner()
+    }
+
+    /// Asks for a graceful shutdown without waiting; `join` waits for it.
+    pub(crate) fn begin_stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
     }
 
     fn stop_inner(&mut self) -> Result<(), Error> {
@@ -217,6 +232,43 @@ pub(crate) fn call(id: u64, tool: &str, arguments: Value) -> Value {
 
 pub(crate) fn small_flow() -> Value {
     serde_json::from_str(botmesh_mcp::EXAMPLE_FLOW_DOCUMENT).unwrap()
+}
+
+/// A GET to `addr` (the server's or its metrics listener) with `Host: 127.0.0.1` and `extra`.
+pub(crate) fn get(addr: SocketAddr, path: &str, extra: &[(&str, &str)]) -> Reply {
+    let mut head = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n", addr.port());
+    for (name, value) in extra {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("Connection: close\r\n\r\n");
+    let mut stream = connect(addr);
+    stream.write_all(head.as_bytes()).unwrap();
+    parse_reply(&read_all(&mut stream))
+}
+
+/// The value of an unlabelled sample (`name value`) or of a sample with exactly these labels
+/// (`name{labels} value`) in a Prometheus text page; 0 when absent.
+pub(crate) fn sample(page: &str, series: &str) -> f64 {
+    page.lines()
+        .filter(|line| !line.starts_with('#'))
+        .find_map(|line| {
+            let (name, value) = line.rsplit_once(' ')?;
+            (name == series).then(|| value.parse().unwrap())
+        })
+        .unwrap_or(0.0)
+}
+
+/// Polls `condition` every 10 ms until it holds, for at most 10 s: waiting on an event the test
+/// can observe, never on a guessed duration.
+pub(crate) fn wait_until(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !condition() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// Everything the server logged (all tests share one subscriber; filter by something unique).

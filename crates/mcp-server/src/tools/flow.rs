@@ -1,13 +1,13 @@
 //! The flow tools: thin wrappers over `botmesh-flow-schema` and `botmesh-flow-analyzer`.
 
-use super::{arg, document_property, input_schema, to_payload};
+use super::{arg, bounded_output, document_property, full_text_property, input_schema, to_payload};
 use crate::catalogue::{Scope, Tool, ToolError, ToolOutput};
 use botmesh_flow_analyzer as analyzer;
 use botmesh_flow_schema as schema;
 use serde_json::{Value, json};
 use std::sync::OnceLock;
 
-const DOCUMENT: &str = "A botmesh flow document (JSON object). Version 2 is current; versions 0 and 1 are read for migration.";
+const DOCUMENT: &str = "A flow document (JSON object).";
 
 fn issues_schema() -> Value {
     json!({
@@ -37,20 +37,19 @@ pub(super) fn tools() -> Vec<Tool> {
 }
 
 fn flow_validate() -> Tool {
-    Tool::new(
-        "flow_validate",
-        "Validate a flow document",
-        "Validate a botmesh flow document (version 2) against the flow contract: shape, limits, \
-         patterns, per-kind fields and reference integrity. Returns { valid, issues: [{ path, \
-         message }], summary? }: each issue is a JSON Pointer and one sentence naming the rule. An \
-         invalid document is a successful call with valid: false. A version 0 or 1 document gets \
-         one issue telling you to call flow_migrate first.",
-        Scope::Flow,
-        input_schema(
-            json!({ "document": document_property(DOCUMENT) }),
+    Tool {
+        name: "flow_validate",
+        title: "Validate a flow document",
+        description: "Validate a version 2 flow document against the flow contract (shape, limits, patterns, \
+         per-kind fields, references): valid, every issue in document order ({ path: JSON \
+         Pointer, message: one sentence naming the rule }), and a summary when valid. A version 0 \
+         or 1 document gets one issue: call flow_migrate first.",
+        scope: Scope::Flow,
+        input_schema: input_schema(
+            json!({ "document": document_property(DOCUMENT), "fullText": full_text_property() }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "valid": { "type": "boolean" },
@@ -68,24 +67,29 @@ fn flow_validate() -> Tool {
             },
             "required": ["valid", "issues"]
         }),
-        |_, arguments| Ok(to_payload(schema::validate(arg(arguments, "document")?))?.into()),
-    )
+        handler: Tool::handler(|_, arguments| {
+            let validation = to_payload(schema::validate(arg(arguments, "document")?))?;
+            Ok(bounded_output(
+                "flow_validate",
+                validation,
+                &[],
+                &["issues"],
+                arguments,
+            ))
+        }),
+    }
 }
 
 fn flow_analyze() -> Tool {
-    Tool::new(
-        "flow_analyze",
-        "Analyze, draw and lint a flow document",
-        "Validate a flow document and the subflows it calls, compile them to a graph, draw it \
-         (Mermaid flowchart text by default, or the graph as JSON with format: \"json\") and lint \
-         the set (12 stable codes: unreachable-step, infinite-loop, missing-subflow, \
-         subflow-cycle, undefined-variable, unused-variable, duplicate-title, duplicate-case, \
-         duplicate-keyword, message-burst, implicit-end, malformed-placeholder). Returns { valid, \
-         issues, diagnostics, mermaid | graph, summary }; each issue and diagnostic carries \
-         source: \"document\" or \"subflows/N\", a JSON Pointer and one sentence saying what to \
-         change. An invalid document or subflow gives valid: false with its issues and no drawing.",
-        Scope::Flow,
-        input_schema(
+    Tool {
+        name: "flow_analyze",
+        title: "Analyze, draw and lint a flow document",
+        description: "Validate a flow document and the subflows it calls, draw its graph (Mermaid by default, \
+         JSON with format: \"json\") and lint the set (12 stable codes). Issues and diagnostics \
+         carry source (\"document\" or \"subflows/N\"), a JSON Pointer and what to change; an \
+         invalid input gives its issues and no drawing.",
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "document": document_property(DOCUMENT),
                 "subflows": {
@@ -104,11 +108,12 @@ fn flow_analyze() -> Tool {
                     "enum": ["TD", "LR", "BT", "RL"],
                     "default": "TD",
                     "description": "Mermaid flowchart direction."
-                }
+                },
+                "fullText": full_text_property()
             }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "valid": { "type": "boolean" },
@@ -146,7 +151,7 @@ fn flow_analyze() -> Tool {
             },
             "required": ["valid", "issues", "diagnostics", "summary"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let format = match arguments.get("format").and_then(Value::as_str) {
                 None => analyzer::Format::default(),
                 Some(format) => format
@@ -163,22 +168,29 @@ fn flow_analyze() -> Tool {
                 .get("subflows")
                 .and_then(Value::as_array)
                 .map_or(&[][..], Vec::as_slice);
-            Ok(analyzer::analyze(arg(arguments, "document")?, subflows, format, direction).into())
-        },
-    )
+            let analysis =
+                analyzer::analyze(arg(arguments, "document")?, subflows, format, direction);
+            Ok(bounded_output(
+                "flow_analyze",
+                analysis,
+                &["mermaid", "graph"],
+                &["issues", "diagnostics"],
+                arguments,
+            ))
+        }),
+    }
 }
 
 fn flow_migrate() -> Tool {
-    Tool::new(
-        "flow_migrate",
-        "Migrate a flow document",
-        "Migrate a flow document from version 0 (no version key) or 1 to a target version \
-         (default 2, the current one). Returns { document, from, to, applied: [{ from, to, \
-         changes }], issues }: every change is listed as a sentence and nothing is dropped \
-         silently; issues are the validation issues of the result when to is 2. A version that is \
-         not an integer 0-2, or a target below the document's version, is an error.",
-        Scope::Flow,
-        input_schema(
+    Tool {
+        name: "flow_migrate",
+        title: "Migrate a flow document",
+        description: "Migrate a flow document from version 0 (no version key) or 1 to target (default 2): \
+         the document, from, to, every change as a sentence (nothing is dropped silently) and, \
+         for target 2, its validation issues. A version outside 0-2 or a target below the \
+         document's is an error.",
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "document": document_property(DOCUMENT),
                 "target": {
@@ -187,11 +199,12 @@ fn flow_migrate() -> Tool {
                     "maximum": schema::CURRENT_VERSION,
                     "default": schema::CURRENT_VERSION,
                     "description": "Version to migrate to (default: the current version, 2)."
-                }
+                },
+                "fullText": full_text_property()
             }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "document": { "type": "object" },
@@ -213,7 +226,7 @@ fn flow_migrate() -> Tool {
             },
             "required": ["document", "from", "to", "applied", "issues"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let target = match arguments.get("target") {
                 None => schema::CURRENT_VERSION,
                 // The argument checker has verified an integer 0-2 (possibly spelled `2.0`).
@@ -223,28 +236,34 @@ fn flow_migrate() -> Tool {
             };
             let migration = schema::migrate(arg(arguments, "document")?, target)
                 .map_err(|error| ToolError(error.to_string()))?;
-            Ok(to_payload(migration)?.into())
-        },
-    )
+            Ok(bounded_output(
+                "flow_migrate",
+                to_payload(migration)?,
+                &["document"],
+                &["issues"],
+                arguments,
+            ))
+        }),
+    }
 }
 
 fn flow_diff() -> Tool {
-    Tool::new(
-        "flow_diff",
-        "Compare two flow documents",
-        "Compare two flow documents step by step (steps matched by id; both sides migrated to \
-         version 2 first). Returns { changed, metadata, added, removed, changedSteps: [{ id, \
-         fields }], reordered, before, after }, where before/after are the canonical digests of \
-         the two sides. Key order, whitespace and number spelling never count as changes.",
-        Scope::Flow,
-        input_schema(
+    Tool {
+        name: "flow_diff",
+        title: "Compare two flow documents",
+        description: "Compare two flow documents step by step (matched by id, both migrated to version 2 \
+         first): metadata changes, added, removed and changed steps with their fields, \
+         reordering, and the digests of both sides. Key order, whitespace and number spelling \
+         never count as changes.",
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({
                 "left": document_property("The earlier flow document."),
                 "right": document_property("The later flow document.")
             }),
             &["left", "right"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "changed": { "type": "boolean" },
@@ -268,28 +287,27 @@ fn flow_diff() -> Tool {
             },
             "required": ["changed", "metadata", "added", "removed", "changedSteps", "before", "after"]
         }),
-        |_, arguments| {
+        handler: Tool::handler(|_, arguments| {
             let diff = schema::diff(arg(arguments, "left")?, arg(arguments, "right")?)
                 .map_err(|error| ToolError(error.to_string()))?;
             Ok(to_payload(diff)?.into())
-        },
-    )
+        }),
+    }
 }
 
 fn flow_digest() -> Tool {
-    Tool::new(
-        "flow_digest",
-        "Digest a flow document",
-        "Compute the canonical digest of a flow document: sha256 over its RFC 8785 canonical \
-         JSON, so key order, whitespace and number spelling never change it. Returns { digest: \
-         \"sha256:<64 hex>\", version } (version 0 when the document has none). Use it to tell \
-         whether two documents are the same.",
-        Scope::Flow,
-        input_schema(
+    Tool {
+        name: "flow_digest",
+        title: "Digest a flow document",
+        description: "The canonical digest of a flow document, \"sha256:<64 hex>\" over its RFC 8785 JSON \
+         (blind to key order, whitespace and number spelling), and its version (0 when it has \
+         none). Equal digests mean equal documents.",
+        scope: Scope::Flow,
+        input_schema: input_schema(
             json!({ "document": document_property(DOCUMENT) }),
             &["document"],
         ),
-        json!({
+        output_schema: json!({
             "type": "object",
             "properties": {
                 "digest": { "type": "string", "description": "sha256: followed by 64 lowercase hex digits." },
@@ -297,56 +315,97 @@ fn flow_digest() -> Tool {
             },
             "required": ["digest", "version"]
         }),
-        |_, arguments| Ok(to_payload(schema::digest(arg(arguments, "document")?))?.into()),
-    )
+        handler: Tool::handler(|_, arguments| {
+            Ok(to_payload(schema::digest(arg(arguments, "document")?))?.into())
+        }),
+    }
 }
 
 fn flow_schema() -> Tool {
-    let cache: OnceLock<Value> = OnceLock::new();
-    Tool::new(
-        "flow_schema",
-        "Get the flow document JSON Schema",
-        "Return the JSON Schema (draft 2020-12) of a version 2 flow document, every limit by name, \
-         and the 14 step kinds (read from the schema itself). Returns { schema, limits, \
-         stepKinds, version }.",
-        Scope::Flow,
-        input_schema(json!({}), &[]),
-        json!({
+    let compact: OnceLock<Value> = OnceLock::new();
+    let full: OnceLock<Value> = OnceLock::new();
+    Tool {
+        name: "flow_schema",
+        title: "Get the flow document schema",
+        description: "Describe a version 2 flow document. form \"compact\" (default) gives what you need to \
+         write one: the top-level fields, every step kind with its fields (\"name?\" = optional; \
+         type, bounds, meaning), the shared types and every limit by name. form \"json-schema\" \
+         gives the full draft 2020-12 JSON Schema instead, for a validator or an editor.",
+        scope: Scope::Flow,
+        input_schema: input_schema(
+            json!({
+                "form": {
+                    "type": "string",
+                    "enum": ["compact", "json-schema"],
+                    "default": "compact",
+                    "description": "json-schema: the full JSON Schema, in `schema`."
+                }
+            }),
+            &[],
+        ),
+        output_schema: json!({
             "type": "object",
             "properties": {
+                "form": { "type": "string", "enum": ["compact", "json-schema"] },
+                "document": { "type": "object" },
+                "step": { "type": "object" },
+                "kinds": { "type": "object" },
+                "types": { "type": "object" },
                 "schema": { "type": "object" },
                 "limits": { "type": "object" },
                 "stepKinds": { "type": "array", "items": { "type": "string" } },
                 "version": { "type": "integer" }
             },
-            "required": ["schema", "limits", "stepKinds", "version"]
+            "required": ["form", "limits", "stepKinds", "version"]
         }),
-        move |_, _| {
-            let payload = cache.get_or_init(|| {
-                // The embedded copy, not `json_schema()`: the server does not link the generator.
-                let document_schema: Value = serde_json::from_str(schema::FLOW_SCHEMA_JSON)
-                    .expect("the embedded schema is JSON: flow-schema's tests compare it with the generated one");
-                json!({
-                    "stepKinds": schema::step_kinds(&document_schema),
-                    "schema": document_schema,
-                    "limits": schema::limits_json(),
-                    "version": schema::CURRENT_VERSION,
+        handler: Tool::handler(move |_, arguments| {
+            // The embedded copy, not `json_schema()`: the server does not link the generator.
+            let document_schema = || -> Result<Value, ToolError> {
+                serde_json::from_str(schema::FLOW_SCHEMA_JSON).map_err(|error| {
+                    ToolError(format!(
+                        "internal error: the embedded schema is not JSON: {error}"
+                    ))
                 })
-            });
+            };
+            let payload = match arguments.get("form").and_then(Value::as_str) {
+                Some("json-schema") => match full.get() {
+                    Some(payload) => payload,
+                    None => {
+                        let document_schema = document_schema()?;
+                        full.get_or_init(|| {
+                            json!({
+                                "form": "json-schema",
+                                "stepKinds": schema::step_kinds(&document_schema),
+                                "schema": document_schema,
+                                "limits": schema::limits_json(),
+                                "version": schema::CURRENT_VERSION,
+                            })
+                        })
+                    }
+                },
+                _ => match compact.get() {
+                    Some(payload) => payload,
+                    None => {
+                        let mut payload = schema::compact_schema(&document_schema()?);
+                        payload["form"] = json!("compact");
+                        compact.get_or_init(|| payload)
+                    }
+                },
+            };
             Ok(ToolOutput::from(payload.clone()))
-        },
-    )
+        }),
+    }
 }
 
 fn flow_example() -> Tool {
-    Tool::new(
-        "flow_example",
-        "Get an example flow document",
-        "Return a complete, realistic version 2 flow document that validates and lints with no \
-         diagnostic: a starting point to adapt, and a reference for how each step kind is written.",
-        Scope::Flow,
-        input_schema(json!({}), &[]),
-        json!({
+    Tool {
+        name: "flow_example",
+        title: "Get an example flow document",
+        description: "A complete version 2 flow document that validates and lints clean: a starting point to \
+         adapt, showing how each step kind is written.",
+        scope: Scope::Flow,
+        input_schema: input_schema(json!({}), &[]),
+        output_schema: json!({
             "type": "object",
             "description": "A version 2 flow document.",
             "properties": {
@@ -356,12 +415,12 @@ fn flow_example() -> Tool {
             },
             "required": ["version", "id", "steps"]
         }),
-        |_, _| {
+        handler: Tool::handler(|_, _| {
             let document: Value =
                 serde_json::from_str(schema::EXAMPLE_FLOW_DOCUMENT).map_err(|error| {
                     ToolError(format!("internal error: the example is not JSON: {error}"))
                 })?;
             Ok(document.into())
-        },
-    )
+        }),
+    }
 }

@@ -3,7 +3,7 @@
 mod docs;
 mod flow;
 
-use crate::catalogue::{Catalogue, ToolError};
+use crate::catalogue::{Catalogue, ToolError, ToolOutput};
 use serde_json::{Map, Value, json};
 
 /// The built-in catalogue: the flow tools, and the docs tools when a docs directory exists.
@@ -56,4 +56,85 @@ pub(crate) fn arg<'a>(
 /// Serializes a payload computed by a library into a JSON value.
 pub(crate) fn to_payload(value: impl serde::Serialize) -> Result<Value, ToolError> {
     serde_json::to_value(value).map_err(|error| ToolError(format!("internal error: {error}")))
+}
+
+/// The most characters a tool's text item holds unless the caller asked for more (`docs_page`
+/// `length`, `fullText: true`).
+pub(crate) const TEXT_LIMIT: usize = 100_000;
+
+/// The `fullText` argument of the tools whose text can grow with the document.
+pub(crate) fn full_text_property() -> Value {
+    json!({
+        "type": "boolean",
+        "default": false,
+        "description": "Keep the whole result in the text past 100000 characters."
+    })
+}
+
+/// Room kept under [`TEXT_LIMIT`] for the line that says what a text leaves out.
+const NOTE_ROOM: usize = 1_000;
+
+/// A payload whose text is its compact JSON, unless that would pass [`TEXT_LIMIT`] and the
+/// caller did not ask for `fullText`. Then the text leaves the `bulk` fields out, then (if still
+/// too long) keeps only the first items of the `lists` that fit, and ends with one line naming
+/// what was left out and how to get it (`structuredContent` keeps everything).
+pub(crate) fn bounded_output(
+    tool: &str,
+    payload: Value,
+    bulk: &[&str],
+    lists: &[&str],
+    arguments: &Map<String, Value>,
+) -> ToolOutput {
+    let full = arguments.get("fullText").and_then(Value::as_bool) == Some(true);
+    let text = payload.to_string();
+    let length = |value: &Value| value.to_string().chars().count();
+    if full || text.chars().count() <= TEXT_LIMIT {
+        return ToolOutput {
+            payload,
+            text: Some(text),
+        };
+    }
+    let budget = TEXT_LIMIT - NOTE_ROOM;
+    let mut shown = payload.clone();
+    let mut left_out = Vec::new();
+    if let Value::Object(fields) = &mut shown {
+        for name in bulk {
+            if let Some(value) = fields.remove(*name) {
+                left_out.push(format!("\"{name}\" ({} characters)", length(&value)));
+            }
+        }
+    }
+    for name in lists {
+        let size = length(&shown);
+        let Some(Value::Array(items)) = shown.get_mut(*name) else {
+            continue;
+        };
+        if size <= budget {
+            break;
+        }
+        let total = items.len();
+        let all: usize = items.iter().map(|item| length(item) + 1).sum();
+        // What the text holds without this list's items; then as many items as fit.
+        let mut room = budget.saturating_sub(size.saturating_sub(all));
+        let kept = items
+            .iter()
+            .take_while(|item| {
+                let cost = length(item) + 1;
+                let fits = cost <= room;
+                room = room.saturating_sub(cost);
+                fits
+            })
+            .count();
+        items.truncate(kept);
+        left_out.push(format!("\"{name}\" after the first {kept} of {total}"));
+    }
+    let text = format!(
+        "{shown}\n[{tool}: {} left out of this text to keep it under {TEXT_LIMIT} characters; \
+         complete in structuredContent, or call again with \"fullText\": true to get it here]",
+        left_out.join(" and ")
+    );
+    ToolOutput {
+        payload,
+        text: Some(text),
+    }
 }

