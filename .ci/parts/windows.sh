@@ -58,3 +58,4 @@ trap stop_wine EXIT
 "$wine" wineboot --init >/dev/null 2>&1
 
 cargo test --workspace --locked --target "$triple" --quiet
+echo "windows: cargo test --workspace passed for $triple under $("$wine" --version)"
