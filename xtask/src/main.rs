@@ -9,6 +9,8 @@
 //!   the figures into the getting-started guide (EN and ES).
 //! - `cargo xtask npm [--all-platforms]`: build the binaries and assemble the npm packages in
 //!   `target/npm/`.
+//! - `cargo xtask docs-eval [--check]`: the shared docs-search evaluation against the release
+//!   binary (all queries, odd and even halves, beside BM25), with floors under `--check`.
 //! - `cargo xtask tidy`: the crate dependency arrows, a `//!` on every Rust file, no skipped or
 //!   panic-expecting tests (also a `#[test]`).
 #![expect(
@@ -18,6 +20,7 @@
 )]
 
 mod dist;
+mod docs_eval;
 mod figures;
 mod inspect;
 mod npm;
@@ -49,9 +52,10 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("inspect") => inspect::run(&rest),
         Some("figures") => figures::run(&rest),
         Some("tidy") => tidy::run(&rest),
+        Some("docs-eval") => docs_eval::run(&rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <schema [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | figures [--runs N] [--binary PATH] | npm [--locked] [--no-build] [--all-platforms] | tidy>"
+                "usage: cargo xtask <schema [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | figures [--runs N] [--binary PATH] | npm [--locked] [--no-build] [--all-platforms] | tidy | docs-eval [--check]>"
             );
             Err("unknown or missing task".into())
         }

@@ -5,56 +5,12 @@
 //! posted, a query word's stem is expanded to the words sharing it instead,
 //! which keeps the postings small.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
 use crate::text::{fold_into, identifier_parts, is_stopword};
-
-/// A fast, non-cryptographic hasher for short words (the FxHash mixing
-/// step); the keys are the docs' own words, so flooding is not a concern.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct WordHasher(u64);
-
-impl Hasher for WordHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-        }
-        let tail = chunks.remainder();
-        if !tail.is_empty() {
-            // The tail as one zero-padded word, one mixing step (a key's
-            // length is hashed before its bytes, so padding makes no two
-            // keys alike).
-            let mut word = 0u64;
-            for (i, &byte) in tail.iter().enumerate() {
-                word |= u64::from(byte) << (8 * i);
-            }
-            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(K);
-        }
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        self.0 = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(K);
-    }
-
-    fn finish(&self) -> u64 {
-        // A final avalanche (murmur3's), so that both the low bits (the
-        // table slot) and the high bits (the tag) depend on every input bit.
-        let mut h = self.0;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h
-    }
-}
 
 /// A word as a map key: its bytes inline when short (no pointer to follow
 /// on a lookup, which is what indexing spends its time on), boxed otherwise.
@@ -119,7 +75,9 @@ impl std::hash::Hash for Key {
 }
 
 /// A map keyed by words (look up with `word.as_bytes()`).
-pub(crate) type WordMap<V> = HashMap<Key, V, BuildHasherDefault<WordHasher>>;
+/// Hashed with `rustc-hash`'s Fx hash: fast on short keys, and the keys are
+/// the docs' own words, so flooding is not a concern.
+pub(crate) type WordMap<V> = HashMap<Key, V, rustc_hash::FxBuildHasher>;
 
 /// The stemming languages: English for the root's pages and every locale
 /// but Spanish, Spanish for `es/`.
@@ -141,21 +99,32 @@ pub(crate) fn stemmers() -> [Stemmer; LANGS] {
 const NO_STEM: u32 = u32::MAX;
 /// Not computed yet for that language.
 const UNSET: u32 = u32::MAX - 1;
+/// [`Term::stemmed`]: the first bit of "stemmed from an accented spelling".
+const ACCENTED: u8 = 1 << LANGS;
 /// The term has no identifier parts.
 const NO_PARTS: u32 = u32::MAX;
 
-/// The stem of a folded word, or `None` when it is not stemmed (shorter than
+/// The stem of a lowercased word (accents kept, as the Snowball stemmers
+/// expect them: Spanish `configuración` stems to `configur`, its unaccented
+/// spelling would not), folded; `None` when it is not stemmed (shorter than
 /// 3 bytes, or not all letters).
-pub(crate) fn stem_of<'a>(stemmer: &Stemmer, folded: &'a str) -> Option<Cow<'a, str>> {
-    let letters = if folded.is_ascii() {
-        folded.bytes().all(|b| b.is_ascii_alphabetic())
+pub(crate) fn stem_of(stemmer: &Stemmer, lowered: &str) -> Option<String> {
+    let letters = if lowered.is_ascii() {
+        lowered.bytes().all(|b| b.is_ascii_alphabetic())
     } else {
-        folded.chars().all(char::is_alphabetic)
+        lowered.chars().all(char::is_alphabetic)
     };
-    if folded.len() < 3 || !letters {
+    if lowered.len() < 3 || !letters {
         return None;
     }
-    Some(stemmer.stem(folded))
+    let stem = stemmer.stem(lowered);
+    Some(if stem.is_ascii() {
+        stem.into_owned()
+    } else {
+        let mut folded = String::new();
+        fold_into(&stem, &mut folded);
+        folded
+    })
 }
 
 /// Whether a word may be a compound identifier (cheap pre-check for
@@ -178,7 +147,8 @@ struct Term {
     id: u32,
     /// Bit `lang` set: the term's stem in that language is known (the same
     /// as `stems[id][lang] != UNSET`, kept beside the id so that interning a
-    /// known word touches one table, not two).
+    /// known word touches one table, not two). Bit `ACCENTED << lang` set: it
+    /// was computed from a spelling with accents (the stemmers need them).
     stemmed: u8,
 }
 
@@ -224,12 +194,21 @@ impl Dict {
         (id, 0)
     }
 
-    /// Computes the stem of term `id` (folded `folded`) in `lang`, once.
-    fn stem_once(&mut self, id: u32, folded: &str, lang: usize, stemmer: &Stemmer) {
-        if self.stems[id as usize][lang] != UNSET {
+    /// Computes the stem of term `id` (folded `folded`) in `lang` from its
+    /// spelling `word`: once, or once more when `word` is the first spelling
+    /// with accents (the stem of `configuración`, not of `configuracion`).
+    fn stem_once(&mut self, id: u32, folded: &str, word: &str, lang: usize, stemmer: &Stemmer) {
+        let accented = !word.is_ascii();
+        let stemmed = self.ids.get(folded.as_bytes()).map_or(0, |t| t.stemmed);
+        if stemmed & (1 << lang) != 0 && (!accented || stemmed & (ACCENTED << lang) != 0) {
             return;
         }
-        let stem_id = match stem_of(stemmer, folded) {
+        let lowered = if accented {
+            word.to_lowercase()
+        } else {
+            folded.to_owned()
+        };
+        let stem_id = match stem_of(stemmer, &lowered) {
             None => NO_STEM,
             Some(stem) => match self.stem_ids.get(stem.as_bytes()) {
                 Some(&stem_id) => stem_id,
@@ -243,6 +222,9 @@ impl Dict {
         self.stems[id as usize][lang] = stem_id;
         if let Some(term) = self.ids.get_mut(folded.as_bytes()) {
             term.stemmed |= 1 << lang;
+            if accented {
+                term.stemmed |= ACCENTED << lang;
+            }
         }
     }
 
@@ -298,10 +280,10 @@ impl Dict {
             fold_into(word, scratch);
             self.lookup(scratch)
         };
-        if stemmed & (1 << lang) == 0 {
+        if stemmed & (1 << lang) == 0 || (!word.is_ascii() && stemmed & (ACCENTED << lang) == 0) {
             fold_into(word, scratch);
             let folded = std::mem::take(scratch);
-            self.stem_once(id, &folded, lang, stemmer);
+            self.stem_once(id, &folded, word, lang, stemmer);
             *scratch = folded;
         }
         if maybe_identifier(word) && self.parts_at[id as usize] == NO_PARTS {
@@ -312,7 +294,7 @@ impl Dict {
                     fold_into(part, scratch);
                     let part_id = self.intern_folded(scratch);
                     let folded = std::mem::take(scratch);
-                    self.stem_once(part_id, &folded, lang, stemmer);
+                    self.stem_once(part_id, &folded, part, lang, stemmer);
                     *scratch = folded;
                     if !parts.contains(&part_id) && part_id != id {
                         parts.push(part_id);
@@ -380,9 +362,31 @@ impl Dict {
     /// The terms of language `lang` whose stem is `stem` (as of the last
     /// [`Dict::index_stems`]).
     pub(crate) fn stem_members(&self, stem: &str, lang: usize) -> &[u32] {
-        let Some(&s) = self.stem_ids.get(stem.as_bytes()) else {
-            return &[];
-        };
+        match self.stem_ids.get(stem.as_bytes()) {
+            Some(&s) => self.stem_members_of(s, lang),
+            None => &[],
+        }
+    }
+
+    /// The terms of language `lang` sharing the stem of `word` in that
+    /// language: the stem its indexed spelling had when `word` is a known
+    /// term (so `configuracion` finds what `configuración` stems with),
+    /// else the stem of `word` itself.
+    pub(crate) fn stem_group(&self, word: &str, lang: usize, stemmer: &Stemmer) -> &[u32] {
+        let mut folded = String::new();
+        fold_into(word, &mut folded);
+        if let Some(term) = self.ids.get(folded.as_bytes())
+            && self.stems[term.id as usize][lang] < UNSET
+        {
+            return self.stem_members_of(self.stems[term.id as usize][lang], lang);
+        }
+        match stem_of(stemmer, &word.to_lowercase()) {
+            Some(stem) => self.stem_members(&stem, lang),
+            None => &[],
+        }
+    }
+
+    fn stem_members_of(&self, s: u32, lang: usize) -> &[u32] {
         let offsets = &self.stem_offsets[lang];
         match (offsets.get(s as usize), offsets.get(s as usize + 1)) {
             (Some(&from), Some(&to)) => &self.stem_terms[lang][from as usize..to as usize],

@@ -1,7 +1,7 @@
 //! The in-memory index: pages, sections and postings; ranking.
 
 use crate::SearchHit;
-use crate::dict::{Dict, ENGLISH, SPANISH, stem_of, stemmers};
+use crate::dict::{Dict, ENGLISH, SPANISH, stemmers};
 use crate::markdown::{self, ParsedPage};
 use crate::root::{Listed, Root, Stamp};
 use crate::snippet;
@@ -18,45 +18,84 @@ const IN_TITLE: u32 = 4;
 const IN_CODE: u32 = 8;
 /// Bits of a posting used by flags; the section id is above them.
 const FLAG_BITS: u32 = 4;
+/// The fields of BM25F, in the order of a posting's packed frequencies.
+const HEADING: usize = 0;
+/// See [`HEADING`].
+const BODY: usize = 1;
+/// See [`HEADING`].
+const CODE: usize = 2;
+/// See [`HEADING`]: the page title and the headings above the section's.
+const CONTEXT: usize = 3;
+/// Number of fields.
+const FIELDS: usize = 4;
+
+/// The field of a posting flag.
+fn field_of(flag: u32) -> usize {
+    match flag {
+        IN_HEADING => HEADING,
+        IN_BODY => BODY,
+        IN_CODE => CODE,
+        _ => CONTEXT,
+    }
+}
 /// Separates heading, body and code in a section's term sequence, so no
 /// phrase spans two of them.
 const SEPARATOR: u32 = u32::MAX;
 
 /// The ranking's weights, in one place so the ranking stays explainable.
-mod weight {
-    /// A word in the section's heading (headings weigh double).
-    pub(super) const HEADING: f64 = 2.0;
-    /// A word in the section's body.
-    pub(super) const BODY: f64 = 1.0;
-    /// A word only in the section's code blocks.
-    pub(super) const CODE: f64 = 0.5;
-    /// A word in the page title or a heading above the section's, added to
-    /// the heading or body weight.
-    pub(super) const TITLE: f64 = 0.5;
-    /// Body length normalisation (BM25's `k1` and `b` with a term frequency of one).
-    pub(super) const K1: f64 = 1.2;
-    /// See [`K1`].
-    pub(super) const B: f64 = 0.75;
-    /// A query identifier's parts (`serve`, `stream` of `serve_stream`) count
-    /// this share of a whole word, besides the identifier itself.
-    pub(super) const PART: f64 = 0.5;
-    /// A word found only through its stem counts this share of a whole-word match.
-    pub(super) const STEM: f64 = 0.7;
-    /// A function word (`the`, `de`) counts this share of its IDF.
-    pub(super) const STOPWORD: f64 = 0.3;
-    /// Coverage bonus: this share of the query's total IDF, times the
-    /// squared share of that IDF the section's matched words hold.
-    pub(super) const COVERAGE: f64 = 1.0;
+/// Tuned on the odd-numbered queries of the shared FastAPI set and on the
+/// project's own known items (`src/tests.rs`); see the crate docs.
+#[derive(Debug, Clone, Copy)]
+struct Weights {
+    /// BM25F: each field's weight (heading, body, code, context), the share
+    /// of a term frequency it counts.
+    field: [f64; FIELDS],
+    /// BM25F: each field's length normalisation (`b`; 0: none, 1: full).
+    b: [f64; FIELDS],
+    /// BM25's term-frequency saturation `k1`.
+    k1: f64,
+    /// A query identifier's parts (`serve`, `stream` of `serve_stream`) weigh
+    /// this share of their IDF, besides the identifier itself.
+    part: f64,
+    /// An occurrence of a word sharing the query word's stem (not the word
+    /// itself) counts this share of an occurrence.
+    stem: f64,
+    /// A function word (`the`, `de`) weighs this share of its IDF.
+    stopword: f64,
+    /// Coverage bonus: this share of the query's total IDF, times the squared
+    /// share of that IDF the section's matched words hold.
+    coverage: f64,
     /// Heading bonus: the IDF of the query words found in the heading, times
     /// this, times the share of the heading's words they cover.
-    pub(super) const HEADING_COVERAGE: f64 = 1.0;
+    heading_coverage: f64,
     /// Exact-phrase bonus: this share of the query's total IDF.
-    pub(super) const PHRASE: f64 = 1.0;
-    /// Locale bonus: this share of the query's total IDF for a section in the query's locale.
-    pub(super) const LOCALE: f64 = 0.3;
+    phrase: f64,
+    /// Locale bonus: this share of the query's total IDF for a section in the
+    /// query's locale.
+    locale: f64,
     /// How much likelier (natural log) a query must be in another locale than
     /// in the root's to be taken as that locale's.
-    pub(super) const LOCALE_MARGIN: f64 = 1.0;
+    locale_margin: f64,
+}
+
+/// The weights in use.
+const WEIGHTS: Weights = Weights {
+    field: [3.0, 1.0, 0.5, 1.0],
+    b: [0.5, 0.9, 0.75, 0.5],
+    k1: 1.2,
+    part: 0.5,
+    stem: 0.5,
+    stopword: 0.3,
+    coverage: 1.0,
+    heading_coverage: 1.0,
+    phrase: 1.0,
+    locale: 0.3,
+    locale_margin: 1.0,
+};
+
+/// The weights in use.
+fn w() -> &'static Weights {
+    &WEIGHTS
 }
 
 /// The locale of a page: its first folder when that is a language code
@@ -266,8 +305,9 @@ pub struct IndexStats {
 #[derive(Debug, Clone, Copy)]
 struct GroupTerm {
     term: u32,
-    /// IDF times the factor of this kind of match.
-    weight: f64,
+    /// The share of a whole-word match this term's occurrences count
+    /// (1 for the word itself, less for a word sharing its stem).
+    factor: f64,
     /// For stem matches: only sections of this stemming language count.
     lang: Option<usize>,
 }
@@ -278,6 +318,9 @@ struct Group {
     terms: Vec<GroupTerm>,
     /// The word's IDF, for coverage.
     idf: f64,
+    /// Per stemming language of the section: the IDF times the factor of
+    /// this kind of word (a function word, an identifier's part count less).
+    weight: [f64; 2],
 }
 
 /// A query, resolved against the dictionary.
@@ -300,13 +343,16 @@ impl Query {
     }
 }
 
-/// Per-section accumulator of one query.
+/// One section's running score for the query being answered.
 #[derive(Debug, Clone, Copy, Default)]
-struct Acc {
-    /// Sum of the best weight of each matched group.
+struct SectionScore {
+    /// Sum of the saturated scores of the matched groups, but the current one.
     score: f64,
-    /// The current group's best weight so far.
-    current: f64,
+    /// The current group's pseudo term frequency so far (BM25F's weighted,
+    /// length-normalised sum over fields and matching terms).
+    tf: f64,
+    /// The current group's weight (its IDF times the factor of its kind).
+    weight: f64,
     /// Sum of the IDF of the matched groups.
     matched_idf: f64,
     /// Sum of the IDF of the groups found in the heading.
@@ -321,6 +367,16 @@ struct Acc {
     heading_hits: u16,
 }
 
+impl SectionScore {
+    /// Adds the current group's saturated score (BM25's `tf (k1 + 1) / (tf + k1)`).
+    fn close_group(&mut self, k1: f64) {
+        if self.tf > 0.0 {
+            self.score += self.weight * self.tf * (k1 + 1.0) / (self.tf + k1);
+        }
+        self.tf = 0.0;
+    }
+}
+
 /// The index of one docs tree.
 #[derive(Debug, Default)]
 pub(crate) struct Index {
@@ -331,12 +387,16 @@ pub(crate) struct Index {
     sections: Vec<(u32, u32)>,
     /// Term id → where its postings start in `postings` (and end, at the next term's start).
     postings_at: Vec<u32>,
-    /// Postings `(section id << FLAG_BITS) | flags`, by term, ascending section ids.
-    postings: Vec<u32>,
-    /// Section id → number of words (heading, body and code).
-    lengths: Vec<u32>,
-    /// The mean of `lengths`.
-    mean_length: f64,
+    /// Postings by term, ascending section ids: `(section id << FLAG_BITS) |
+    /// flags`, then the term's frequency in each field, a byte each
+    /// (saturating), field `f` at bits `8 f` (side by side: one cache line
+    /// per posting while building and ranking).
+    postings: Vec<[u32; 2]>,
+    /// Section id → number of words in each field.
+    /// Section id → what one occurrence in each field counts: the field's
+    /// weight over BM25F's length normalisation (`1 - b + b * length / mean
+    /// length`), computed once per build.
+    field_norms: Vec<[f64; FIELDS]>,
     /// Section id → index in `locales`.
     section_locale: Vec<u8>,
     /// Section id → stemming language.
@@ -345,8 +405,8 @@ pub(crate) struct Index {
     heading_words: Vec<u16>,
     /// Locale names (`""` for the root's, first), their section counts and stemming languages.
     locales: Vec<(String, u32, usize)>,
-    /// Section id → accumulator, all default between queries.
-    scratch: Vec<Acc>,
+    /// Section id → running score, all default between queries.
+    scratch: Vec<SectionScore>,
 }
 
 impl Index {
@@ -441,7 +501,18 @@ impl Index {
             };
             locales[locale_ix].1 += u32::try_from(page.sections.len()).unwrap_or(u32::MAX);
             for (section_ix, section) in page.sections.iter().enumerate() {
-                lengths.push(u32::try_from(section.seq.len() - 2).unwrap_or(u32::MAX));
+                let mut len = [0u16; FIELDS];
+                let mut field = HEADING;
+                for &term in section.seq.iter() {
+                    if term == SEPARATOR {
+                        field = if field == HEADING { BODY } else { CODE };
+                    } else {
+                        len[field] = len[field].saturating_add(1);
+                    }
+                }
+                len[CONTEXT] = u16::try_from(page.title_terms.len() + section.parents.len())
+                    .unwrap_or(u16::MAX);
+                lengths.push(len);
                 section_locale.push(u8::try_from(locale_ix).expect("at most 255 locales"));
                 section_lang.push(u8::try_from(locales[locale_ix].2).expect("two languages"));
                 heading_words.push(section.heading_words);
@@ -468,28 +539,47 @@ impl Index {
         for t in 1..at.len() {
             at[t] += at[t - 1];
         }
-        let mut flat = vec![0u32; at[terms] as usize];
+        let mut flat = vec![[0u32; 2]; at[terms] as usize];
         let mut next = at.clone();
         last.iter_mut().for_each(|l| *l = u32::MAX);
         self.visit_terms(|term, flag, id| {
             let t = term as usize;
-            if last[t] == id {
-                flat[next[t] as usize - 1] |= flag;
+            let slot = if last[t] == id {
+                next[t] as usize - 1
             } else {
                 last[t] = id;
-                flat[next[t] as usize] = (id << FLAG_BITS) | flag;
                 next[t] += 1;
+                next[t] as usize - 1
+            };
+            let [posting, freqs] = &mut flat[slot];
+            *posting = (id << FLAG_BITS) | (*posting & ((1 << FLAG_BITS) - 1)) | flag;
+            let shift = 8 * field_of(flag);
+            if (*freqs >> shift) & 0xff < 0xff {
+                *freqs += 1 << shift;
             }
         });
-        self.mean_length = if lengths.is_empty() {
-            1.0
-        } else {
-            (lengths.iter().map(|&l| f64::from(l)).sum::<f64>() / lengths.len() as f64).max(1.0)
-        };
+        let mut mean_length = [1.0; FIELDS];
+        for (f, mean) in mean_length.iter_mut().enumerate() {
+            if !lengths.is_empty() {
+                let sum: f64 = lengths.iter().map(|l| f64::from(l[f])).sum();
+                *mean = (sum / lengths.len() as f64).max(1.0);
+            }
+        }
+        let w = w();
+        self.field_norms = lengths
+            .iter()
+            .map(|length| {
+                let mut norms = [0.0; FIELDS];
+                for (f, norm) in norms.iter_mut().enumerate() {
+                    let relative = f64::from(length[f]) / mean_length[f];
+                    *norm = w.field[f] / (1.0 - w.b[f] + w.b[f] * relative);
+                }
+                norms
+            })
+            .collect();
         self.postings = flat;
         self.postings_at = at;
         self.sections = sections;
-        self.lengths = lengths;
         self.section_locale = section_locale;
         self.section_lang = section_lang;
         self.heading_words = heading_words;
@@ -498,7 +588,7 @@ impl Index {
     }
 
     /// The postings of a term.
-    fn postings_of(&self, term: u32) -> &[u32] {
+    fn postings_of(&self, term: u32) -> &[[u32; 2]] {
         let t = term as usize;
         match (self.postings_at.get(t), self.postings_at.get(t + 1)) {
             (Some(&from), Some(&to)) => &self.postings[from as usize..to as usize],
@@ -528,17 +618,14 @@ impl Index {
         usize::from(self.section_lang[id])
     }
 
-    /// The terms sharing the stem of `folded` in `lang` (the word's own term
+    /// The terms sharing the stem of `word` in `lang` (the word's own term
     /// included), and the IDF of finding any of them in a section of that language.
-    fn stem_matches(&self, folded: &str, lang: usize, marks: &mut [bool]) -> (Vec<u32>, f64) {
-        let Some(stem) = stem_of(&stemmers()[lang], folded) else {
-            return (Vec::new(), 0.0);
-        };
-        let members: Vec<u32> = self.dict.stem_members(&stem, lang).to_vec();
+    fn stem_matches(&self, word: &str, lang: usize, marks: &mut [bool]) -> (Vec<u32>, f64) {
+        let members: Vec<u32> = self.dict.stem_group(word, lang, &stemmers()[lang]).to_vec();
         let mut df = 0;
         let mut marked = Vec::new();
         for &member in &members {
-            for &posting in self.postings_of(member) {
+            for &[posting, _] in self.postings_of(member) {
                 let id = (posting >> FLAG_BITS) as usize;
                 if !marks[id] && self.section_lang(id) == lang {
                     marks[id] = true;
@@ -554,6 +641,7 @@ impl Index {
     }
 
     fn resolve(&self, query: &str) -> Query {
+        let w = w();
         let mut groups: Vec<Group> = Vec::new();
         let mut phrase = Vec::new();
         let mut phrase_ok = true;
@@ -562,6 +650,7 @@ impl Index {
         let push = |group: Group, groups: &mut Vec<Group>| {
             let first = group.terms.first().map(|t| t.term);
             if first.is_some()
+                && group.weight[0] > 0.0
                 && !groups
                     .iter()
                     .any(|g| g.terms.first().map(|t| t.term) == first)
@@ -569,13 +658,14 @@ impl Index {
                 groups.push(group);
             }
         };
-        let single = |term: u32, idf: f64| Group {
+        let single = |term: u32, idf: f64, factor: f64| Group {
             terms: vec![GroupTerm {
                 term,
-                weight: idf,
+                factor: 1.0,
                 lang: None,
             }],
             idf,
+            weight: [idf * factor; 2],
         };
         let all_stopwords = words(query).all(|(_, word)| is_stopword(&fold(word)));
         for (_, word) in words(query) {
@@ -586,7 +676,7 @@ impl Index {
                 match whole {
                     Some(id) => {
                         phrase.push(id);
-                        push(single(id, self.idf(id) * weight::STOPWORD), &mut groups);
+                        push(single(id, self.idf(id), w.stopword), &mut groups);
                     }
                     None => phrase_ok = false,
                 }
@@ -594,47 +684,42 @@ impl Index {
             }
             let split = identifier_parts(word);
             // An identifier's parts count a little; alone when the identifier appears nowhere.
-            let part_factor = if whole.is_some() { weight::PART } else { 1.0 };
+            let part_factor = if whole.is_some() { w.part } else { 1.0 };
             for part in &split {
                 fold_into(part, &mut folded);
                 if let Some(id) = self.known(&folded) {
-                    push(single(id, self.idf(id) * part_factor), &mut groups);
+                    push(single(id, self.idf(id), part_factor), &mut groups);
                 }
             }
             if !split.is_empty() && whole.is_none() {
                 phrase_ok = false;
                 continue;
             }
-            fold_into(word, &mut folded);
             let mut group = Group {
                 terms: Vec::new(),
                 idf: 0.0,
+                weight: [0.0; 2],
             };
-            match whole {
-                Some(id) => {
-                    group.idf = self.idf(id);
-                    group.terms.push(GroupTerm {
-                        term: id,
-                        weight: group.idf,
-                        lang: None,
-                    });
-                    phrase.push(id);
-                }
-                None => phrase_ok = false,
+            let mut stem_idfs = [0.0; 2];
+            if let Some(id) = whole {
+                group.idf = self.idf(id);
+                group.terms.push(GroupTerm {
+                    term: id,
+                    factor: 1.0,
+                    lang: None,
+                });
+                phrase.push(id);
+            } else {
+                phrase_ok = false;
             }
             for lang in [ENGLISH, SPANISH] {
-                let (members, stem_idf) = self.stem_matches(&folded, lang, &mut marks);
-                // A stem never weighs more than the word itself.
-                let idf = match whole {
-                    Some(_) => stem_idf.min(group.idf),
-                    None => stem_idf,
-                };
+                let (members, stem_idf) = self.stem_matches(word, lang, &mut marks);
+                stem_idfs[lang] = stem_idf;
                 for term in members {
                     if Some(term) != whole {
-                        let weight = idf * weight::STEM;
                         group.terms.push(GroupTerm {
                             term,
-                            weight,
+                            factor: w.stem,
                             lang: Some(lang),
                         });
                     }
@@ -642,6 +727,15 @@ impl Index {
                 if whole.is_none() && group.terms.iter().any(|t| t.lang == Some(lang)) {
                     group.idf = group.idf.max(stem_idf);
                 }
+            }
+            for lang in [ENGLISH, SPANISH] {
+                let variants = group.terms.iter().any(|t| t.lang == Some(lang));
+                // Found through its stem, a word is as rare as its stem is.
+                group.weight[lang] = if variants {
+                    stem_idfs[lang].min(group.idf)
+                } else {
+                    group.idf
+                };
             }
             push(group, &mut groups);
         }
@@ -655,7 +749,7 @@ impl Index {
 
     /// The locale whose sections make the query's known words likeliest
     /// (document frequencies per locale, function words included); another
-    /// locale than the root's must beat it by [`weight::LOCALE_MARGIN`].
+    /// locale than the root's must beat it by a margin.
     fn likeliest_locale(&self, query: &str) -> usize {
         let mut likelihood = vec![0.0f64; self.locales.len()];
         let mut df = vec![0u32; self.locales.len()];
@@ -666,7 +760,7 @@ impl Index {
                 continue;
             };
             df.iter_mut().for_each(|d| *d = 0);
-            for &posting in self.postings_of(term) {
+            for &[posting, _] in self.postings_of(term) {
                 df[usize::from(self.section_locale[(posting >> FLAG_BITS) as usize])] += 1;
             }
             for (l, (_, n, _)) in self.locales.iter().enumerate() {
@@ -675,7 +769,7 @@ impl Index {
         }
         let mut best = 0;
         for l in 1..likelihood.len() {
-            if likelihood[l] > likelihood[best].max(likelihood[0] + weight::LOCALE_MARGIN) {
+            if likelihood[l] > likelihood[best].max(likelihood[0] + w().locale_margin) {
                 best = l;
             }
         }
@@ -688,61 +782,50 @@ impl Index {
         (page, &page.sections[section as usize])
     }
 
-    /// The weight of one posting: where the word is, the body length-normalised.
-    fn place_weight(&self, posting: u32) -> f64 {
-        let id = (posting >> FLAG_BITS) as usize;
-        let mut w = 0.0;
-        if posting & IN_HEADING != 0 {
-            w += weight::HEADING;
-        } else if posting & (IN_BODY | IN_CODE) != 0 {
-            let relative = f64::from(self.lengths[id]) / self.mean_length;
-            let place = if posting & IN_BODY != 0 {
-                weight::BODY
-            } else {
-                weight::CODE
-            };
-            w += place * (weight::K1 + 1.0)
-                / (1.0 + weight::K1 * (1.0 - weight::B + weight::B * relative));
-        }
-        if posting & IN_TITLE != 0 {
-            w += weight::TITLE;
-        }
-        w
+    /// BM25F's pseudo term frequency of one posting: the term's frequency in
+    /// each field, times the field's weight, each normalised by the field's
+    /// length relative to its mean.
+    fn field_tf(&self, id: usize, freqs: u32) -> f64 {
+        // Branch-free: a field without the term adds zero.
+        let norms = &self.field_norms[id];
+        f64::from(freqs & 0xff) * norms[HEADING]
+            + f64::from((freqs >> 8) & 0xff) * norms[BODY]
+            + f64::from((freqs >> 16) & 0xff) * norms[CODE]
+            + f64::from(freqs >> 24) * norms[CONTEXT]
     }
 
     /// The best `limit` sections for `query`.
     pub(crate) fn search(&mut self, query: &str, limit: usize) -> Vec<SearchHit> {
+        let w = w();
         let query = self.resolve(query);
         if query.groups.is_empty() || limit == 0 {
             return Vec::new();
         }
-        let mut acc = std::mem::take(&mut self.scratch);
-        acc.resize(self.sections.len(), Acc::default());
+        let mut scores = std::mem::take(&mut self.scratch);
+        scores.resize(self.sections.len(), SectionScore::default());
         let total_idf: f64 = query.groups.iter().map(|g| g.idf).sum();
         let mut touched = Vec::new();
         for (g, group) in query.groups.iter().enumerate() {
             let mark = u16::try_from(g + 1).unwrap_or(u16::MAX);
             for term in &group.terms {
-                for &posting in self.postings_of(term.term) {
+                for &[posting, freqs] in self.postings_of(term.term) {
                     let id = (posting >> FLAG_BITS) as usize;
                     if term.lang.is_some_and(|lang| self.section_lang(id) != lang) {
                         continue;
                     }
-                    let w = term.weight * self.place_weight(posting);
-                    let a = &mut acc[id];
+                    let tf = term.factor * self.field_tf(id, freqs);
+                    let a = &mut scores[id];
                     if a.group != mark {
                         if a.matched == 0 {
                             touched.push(id as u32);
                         }
+                        a.close_group(w.k1);
                         a.group = mark;
+                        a.weight = group.weight[self.section_lang(id)];
                         a.matched += 1;
                         a.matched_idf += group.idf;
-                        a.current = w;
-                        a.score += w;
-                    } else if w > a.current {
-                        a.score += w - a.current;
-                        a.current = w;
                     }
+                    a.tf += tf;
                     if posting & IN_HEADING != 0 && a.heading_group != mark {
                         a.heading_group = mark;
                         a.heading_hits += 1;
@@ -757,33 +840,35 @@ impl Index {
             .iter()
             .map(|&id| {
                 let i = id as usize;
-                let a = acc[i];
+                let a = &mut scores[i];
+                a.close_group(w.k1);
+                let a = *a;
                 let coverage = if total_idf > 0.0 {
                     a.matched_idf / total_idf
                 } else {
                     1.0
                 };
-                let mut score = a.score + weight::COVERAGE * total_idf * coverage * coverage;
+                let mut score = a.score + w.coverage * total_idf * coverage * coverage;
                 let heading_words = self.heading_words[i];
                 if a.heading_hits > 0 && heading_words > 0 {
                     let covered = (f64::from(a.heading_hits) / f64::from(heading_words)).min(1.0);
-                    score += weight::HEADING_COVERAGE * a.heading_idf * covered;
+                    score += w.heading_coverage * a.heading_idf * covered;
                 }
                 if usize::from(self.section_locale[i]) == query.locale {
-                    score += weight::LOCALE * total_idf;
+                    score += w.locale * total_idf;
                 }
                 (score, id, a.matched == all)
             })
             .collect();
         for &id in &touched {
-            acc[id as usize] = Acc::default();
+            scores[id as usize] = SectionScore::default();
         }
-        self.scratch = acc;
+        self.scratch = scores;
         if let Some(phrase) = &query.phrase {
             // The phrase bonus is the same for every section holding the phrase:
             // only sections that would reach the `limit`-th best score without
             // it by adding it need the (costlier) check; the result is exact.
-            let bonus = weight::PHRASE * total_idf;
+            let bonus = w.phrase * total_idf;
             let threshold = if scored.len() > limit {
                 let mut scores: Vec<f64> = scored.iter().map(|s| s.0).collect();
                 let (_, kth, _) = scores.select_nth_unstable_by(limit - 1, |a, b| b.total_cmp(a));
@@ -868,8 +953,9 @@ impl Index {
                     + 4 * (s.seq.len() + s.parents.len());
             }
         }
-        index_bytes += self.sections.len() * (8 + 4 + 1 + 1 + 2 + std::mem::size_of::<Acc>());
-        index_bytes += 4 * (self.postings.len() + self.postings_at.len());
+        index_bytes += self.sections.len()
+            * (8 + 1 + 1 + 2 + std::mem::size_of::<SectionScore>() + 8 * FIELDS);
+        index_bytes += 8 * self.postings.len() + 4 * self.postings_at.len();
         index_bytes += self.dict.heap_bytes();
         IndexStats {
             pages: self.pages.len(),

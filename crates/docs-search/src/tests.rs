@@ -147,33 +147,44 @@ fn a_rare_identifier_outranks_a_word_on_every_page() {
 }
 
 #[test]
-fn presence_counts_not_repetitions() {
+fn repetitions_count_but_saturate_and_long_sections_are_normalised() {
     let tree = TempTree::new();
+    let filler = "word ".repeat(40);
+    let long = format!("# L\n\n{}\n", format!("durabilidad {filler}").repeat(20));
     tree.write(
         "a.md",
-        "# A
-
-durabilidad durabilidad durabilidad
-",
+        &format!("# A\n\ndurabilidad durabilidad durabilidad {filler}\n"),
     )
-    .write(
-        "b.md",
-        "# B
-
-durabilidad and more
-",
-    )
-    .write(
-        "c.md",
-        "# C
-
-nothing to see
-",
-    );
+    .write("b.md", &format!("# B\n\ndurabilidad and more {filler}\n"))
+    .write("c.md", "# C\n\nnothing to see\n")
+    .write("d.md", "# D\n\ndurabilidad matters, durabilidad is kept.\n")
+    .write("l.md", &long);
     let docs = DocsIndex::new(tree.path()).unwrap();
     let hits = docs.search("durabilidad", 10).unwrap();
-    assert_eq!(paths(&hits), vec!["a.md", "b.md"]);
-    assert_eq!(hits[0].score, hits[1].score);
+    // The short section that says it twice beats the long one that says it
+    // twenty times among 800 other words, and the sections of 40-odd words
+    // that say it three times; three mentions beat one in sections of the
+    // same length.
+    assert_eq!(paths(&hits), vec!["d.md", "a.md", "l.md", "b.md"]);
+    // Saturation: three mentions are worth less than three times one.
+    assert!(hits[1].score < 3.0 * hits[2].score);
+}
+
+#[test]
+fn spanish_typed_without_accents_stems_like_with_them() {
+    let tree = TempTree::new();
+    tree.write("es/a.md", "# A\n\nLa configuración del servidor.\n")
+        .write(
+            "es/b.md",
+            "# B\n\nPara configurar el servidor, edita el archivo.\n",
+        )
+        .write("es/c.md", "# C\n\nOtra cosa.\n");
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let accented = docs.search("configuración", 10).unwrap();
+    // `configuración` stems with `configurar` (Snowball needs the accent).
+    assert_eq!(paths(&accented), vec!["es/a.md", "es/b.md"]);
+    assert_eq!(docs.search("configuracion", 10).unwrap(), accented);
+    assert_eq!(docs.search("CONFIGURACION", 10).unwrap(), accented);
 }
 
 #[test]
@@ -633,7 +644,7 @@ fn known_item_evaluation_over_the_project_docs() {
     for miss in &misses {
         println!("  {miss}");
     }
-    assert!(mrr >= 0.88, "MRR@10 {mrr:.3} is under the 0.88 floor");
+    assert!(mrr >= 0.92, "MRR@10 {mrr:.3} is under the 0.92 floor");
     assert!(
         recall >= 0.80,
         "Recall@1 {recall:.3} is under the 0.80 floor"
