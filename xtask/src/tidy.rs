@@ -82,11 +82,7 @@ pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     }
     for file in files {
         let text = std::fs::read_to_string(&file)?;
-        let shown = file
-            .strip_prefix(root)
-            .unwrap_or(&file)
-            .display()
-            .to_string();
+        let shown = shown(root, &file);
         problems.extend(file_problems(&shown, &text));
         problems.extend(step_kind_problems(&shown, &text));
         problems.extend(limit_problems(&shown, &text, &architecture));
@@ -94,28 +90,20 @@ pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     Ok(problems)
 }
 
+/// `file` relative to `root`, `/`-separated on every platform: the rules name files (and
+/// exempt this one) by that spelling.
+fn shown(root: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(root).unwrap_or(file);
+    let parts: Vec<_> = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy())
+        .collect();
+    parts.join("/")
+}
+
 /// `(crate, workspace crate it depends on)` pairs, from `cargo metadata`.
 fn workspace_edges(root: &Path) -> Result<Vec<(String, String)>, Box<dyn Error>> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = std::process::Command::new(cargo)
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .arg("--manifest-path")
-        .arg(root.join("Cargo.toml"))
-        .output()?;
-    if !output.status.success() {
-        return Err(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        )
-        .into());
-    }
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    let metadata: serde_json::Value = serde_json::from_slice(&cargo_metadata(root)?)?;
     let packages = metadata["packages"]
         .as_array()
         .ok_or("cargo metadata printed no packages")?;
@@ -136,6 +124,35 @@ fn workspace_edges(root: &Path) -> Result<Vec<(String, String)>, Box<dyn Error>>
         }
     }
     Ok(edges)
+}
+
+/// What `cargo metadata --format-version 1 --no-deps` prints for the workspace at `root`; read
+/// from the file `XTASK_CARGO_METADATA` names when it is set, for test runs that cannot start
+/// the host's cargo (the Windows suite under Wine, `.ci/parts/windows.sh`, writes that file).
+fn cargo_metadata(root: &Path) -> Result<Vec<u8>, Box<dyn Error>> {
+    if let Some(file) = std::env::var_os("XTASK_CARGO_METADATA") {
+        return Ok(std::fs::read(file)?);
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .output()?;
+    if !output.status.success() {
+        return Err(format!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        )
+        .into());
+    }
+    Ok(output.stdout)
 }
 
 /// The rule on arrows between crates. An edge to `""` only says the crate exists.
@@ -304,6 +321,13 @@ mod tests {
             "cargo xtask tidy:\n{}",
             problems.join("\n")
         );
+    }
+
+    #[test]
+    fn files_are_shown_with_slashes_on_every_platform() {
+        let root = crate::project_root();
+        let file = root.join("xtask").join("src").join("tidy.rs");
+        assert_eq!(shown(&root, &file), "xtask/src/tidy.rs");
     }
 
     #[test]

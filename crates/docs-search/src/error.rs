@@ -13,7 +13,7 @@ pub enum Error {
     /// The asked page does not exist or is not one the index serves.
     #[error("page not found: {0}")]
     PageNotFound(String),
-    /// The asked path is absolute (a leading `/` or a Windows drive letter).
+    /// The asked path is absolute (a leading `/` or `\`, or a Windows drive letter).
     #[error("path must be relative to the docs root: {0}")]
     NotRelative(String),
     /// The asked path has a `..` segment or a symlink that leaves the docs root.

@@ -321,6 +321,29 @@ mod tests {
         .assert_eq(&show(source));
     }
 
+    /// A page saved with Windows line ends (CRLF) parses as with `\n`: same title, headings,
+    /// text and code, and no stray `\r` anywhere.
+    #[test]
+    fn crlf_line_ends_parse_as_lf() {
+        let source = "---\ntitle: 'Front title'\nlayout: doc\n---\n\n# Page\n\nIntro line\nwrapped.\n\n\
+            Setext\n------\n\n```sh\n# not a heading\necho hi\n```\n\n## Last\n\n- item\n";
+        let crlf = source.replace('\n', "\r\n");
+        let shown = show(&crlf);
+        assert_eq!(shown, show(source));
+        assert!(!shown.contains("\\r"), "{shown}");
+        expect![[r##"
+            title: Some("Front title")
+            ## "Page"
+            "Intro line wrapped."
+            ## "Setext"
+            ""
+            code: "# not a heading echo hi"
+            ## "Last"
+            "item"
+        "##]]
+        .assert_eq(&shown);
+    }
+
     #[test]
     fn a_page_without_headings_is_one_section() {
         expect![[r#"

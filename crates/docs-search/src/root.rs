@@ -242,13 +242,15 @@ impl Root {
         if asked.contains('\0') {
             return Err(Error::NulByte);
         }
-        if asked.contains('\\') {
-            return Err(Error::Backslash(asked.to_owned()));
-        }
+        // Absolute in any spelling (`/x`, `\x`, `\\server\share\x`, `C:\x`, `C:/x`, `c:x`)
+        // before backslashes, so a Windows path gets the error that explains it.
         let bytes = asked.as_bytes();
         let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
-        if asked.starts_with('/') || drive {
+        if asked.starts_with(['/', '\\']) || drive {
             return Err(Error::NotRelative(asked.to_owned()));
+        }
+        if asked.contains('\\') {
+            return Err(Error::Backslash(asked.to_owned()));
         }
         let mut segments = Vec::new();
         for segment in asked.split('/') {
@@ -362,5 +364,32 @@ mod tests {
         assert!(!servable("guide/aux.md"));
         assert!(!servable("CON.md"));
         assert!(!servable("api./x.md"));
+    }
+
+    /// An absolute path is refused as such in every spelling, Windows' included, before
+    /// anything is read (and before the backslash rule, whose message would mislead).
+    #[test]
+    fn absolute_paths_in_every_spelling_are_not_relative() {
+        let root = Root::new(std::env::temp_dir()).unwrap();
+        for asked in [
+            "/etc/passwd",
+            "//server/share/x.md",
+            "\\x.md",
+            "\\\\server\\share\\x.md",
+            "\\\\?\\C:\\docs\\x.md",
+            "C:\\docs\\x.md",
+            "C:/docs/x.md",
+            "c:x.md",
+        ] {
+            let error = root.read_asked(asked).unwrap_err().to_string();
+            assert_eq!(
+                error,
+                format!("path must be relative to the docs root: {asked}")
+            );
+        }
+        assert_eq!(
+            root.read_asked("guide\\x.md").unwrap_err().to_string(),
+            "path must use `/` separators: guide\\x.md"
+        );
     }
 }

@@ -440,7 +440,7 @@ fn windows_path_forms_are_refused_everywhere() {
         ),
         (
             "C:\\x.md",
-            "path must use `/` separators: C:\\x.md".to_owned(),
+            "path must be relative to the docs root: C:\\x.md".to_owned(),
         ),
         (
             "C:x.md",
@@ -836,4 +836,27 @@ fn changes_show_at_the_next_search_with_the_watcher() {
 #[test]
 fn changes_show_at_the_next_search_with_the_walk_fallback() {
     changes_show_at_the_next_search(crate::watch::Mode::Walk);
+}
+
+/// Windows: a docs root in verbatim form (`\\?\C:\…`, what `fs::canonicalize` returns there,
+/// where `/` is no separator) serves its pages like any other root.
+#[cfg(windows)]
+#[test]
+fn a_verbatim_root_serves_its_pages() {
+    let tree = bilingual_tree();
+    let verbatim = fs::canonicalize(tree.path()).unwrap();
+    assert!(
+        verbatim.to_str().unwrap().starts_with(r"\\?\"),
+        "{verbatim:?}"
+    );
+    let docs = DocsIndex::new(verbatim).unwrap();
+    assert!(
+        docs.page("es/guide/configuracion.md")
+            .unwrap()
+            .contains("Configuración")
+    );
+    assert_eq!(
+        paths(&docs.search("appendLog", 5).unwrap()),
+        vec!["guide/logging.md"]
+    );
 }

@@ -295,12 +295,6 @@ mod imp {
         pub(super) fn sync(&mut self, _dirs: &[PathBuf]) -> io::Result<bool> {
             match *self {}
         }
-
-        /// Unreachable: no value exists.
-        #[cfg(test)]
-        pub(super) fn len(&self) -> usize {
-            match *self {}
-        }
     }
 }
 
@@ -309,18 +303,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_walk_is_due_first_after_the_interval_and_always_in_walk_mode() {
+    fn walk_mode_walks_at_every_search() {
         let mut walk = ChangeCheck::new(Mode::Walk);
         let t0 = Instant::now();
         assert!(!walk.watching());
         assert!(walk.walk_due(t0));
         walk.walked(t0, &[]);
         assert!(walk.walk_due(t0), "walk mode walks at every search");
+        walk.walked(t0, &[]);
+        assert_eq!(walk.walks(), 2);
+    }
 
+    /// Outside Linux there is no watcher: asking for one falls back to a walk per search.
+    #[cfg(not(target_os = "linux"))]
+    #[test]
+    fn watch_mode_falls_back_to_walking_outside_linux() {
         let mut watch = ChangeCheck::new(Mode::Watch);
-        if !watch.watching() {
-            return; // Not Linux: nothing more to check.
-        }
+        let t0 = Instant::now();
+        assert!(!watch.watching());
+        watch.walked(t0, &[std::env::temp_dir()]);
+        assert!(watch.walk_due(t0), "no watcher: every search walks");
+    }
+
+    // inotify is Linux-only: the watcher's own tests run there.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_watched_tree_walks_first_then_after_the_interval() {
+        let mut watch = ChangeCheck::new(Mode::Watch);
+        let t0 = Instant::now();
+        assert!(watch.watching(), "inotify starts on Linux");
         assert!(watch.walk_due(t0), "the first search builds the index");
         watch.walked(t0, &[]);
         assert!(
@@ -334,12 +345,11 @@ mod tests {
         );
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn a_newly_watched_folder_makes_one_more_walk_due() {
         let mut watch = ChangeCheck::new(Mode::Watch);
-        if !watch.watching() {
-            return;
-        }
+        assert!(watch.watching(), "inotify starts on Linux");
         let dir = std::env::temp_dir();
         let t0 = Instant::now();
         watch.walked(t0, std::slice::from_ref(&dir));

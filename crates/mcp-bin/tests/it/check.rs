@@ -1,10 +1,11 @@
 //! End-to-end tests of `botmesh-mcp check`: the real binary on real files, its exit codes
 //! (0, 1, 2), its three output formats, and an empty stdout when a file cannot be read.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use botmesh_flow_analyzer::parse_source;
+
+use crate::util::Dir;
 
 const CLEAN: &str = r#"{"version": 2, "id": "main", "steps": [
   {"id": "ask_name", "kind": "ask", "text": "Your name?", "save": "name"},
@@ -23,22 +24,21 @@ const PAY: &str = r#"{"version": 2, "id": "pay", "steps": [
 
 const VERSION_1: &str = r#"{"version": 1, "id": "old", "steps": [{"id": "a", "kind": "end"}]}"#;
 
-/// A scratch directory holding the given files; unique per test and process.
-fn scratch(test: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("botmesh-check-it-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("subflows")).expect("the temp dir is writable");
+/// A temporary folder holding the given files and an empty `subflows/`.
+fn scratch(test: &str, files: &[(&str, &str)]) -> Dir {
+    let dir = Dir::new(&format!("check-{test}"));
+    dir.create_dir("subflows");
     for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("the temp dir is writable");
+        dir.write(name, text);
     }
     dir
 }
 
-fn check(dir: &PathBuf, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_botmesh-mcp"))
+/// `botmesh-mcp check ARGS` run inside `dir`.
+fn check(dir: &Dir, args: &[&str]) -> Output {
+    dir.command()
         .arg("check")
         .args(args)
-        .current_dir(dir)
         .output()
         .expect("the binary runs")
 }
@@ -190,4 +190,53 @@ fn usage_errors_exit_2() {
             "{args:?}"
         );
     }
+}
+
+/// Files saved with Windows line ends (CRLF) check like any other.
+#[test]
+fn crlf_files_check_clean() {
+    let dir = scratch(
+        "crlf",
+        &[
+            ("shop.json", &CALLS_PAY.replace('\n', "\r\n")),
+            ("subflows/pay.json", &PAY.replace('\n', "\r\n")),
+        ],
+    );
+    let output = check(&dir, &["--subflows", "subflows", "shop.json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        "checked 1 file: 0 errors, 0 warnings, 0 infos\n"
+    );
+}
+
+/// Windows: paths written with backslashes and drive letters are files like any other, and
+/// each diagnostic names the file as the user spelled it.
+#[cfg(windows)]
+#[test]
+fn windows_paths_with_backslashes_and_drive_letters() {
+    let dir = scratch(
+        "windows",
+        &[("flows/shop.json", CALLS_PAY), ("subflows/pay.json", PAY)],
+    );
+    let text = check(&dir, &["flows\\shop.json"]);
+    assert_eq!(text.status.code(), Some(1));
+    assert!(
+        stdout(&text).starts_with("flows\\shop.json: error[missing-subflow] /steps/0/flow: "),
+        "{}",
+        stdout(&text)
+    );
+    let absolute = dir.path().join("flows").join("shop.json");
+    let absolute = absolute.to_str().expect("a UTF-8 path");
+    assert!(absolute.as_bytes()[1] == b':', "a drive letter: {absolute}");
+    let subflows = dir.path().join("subflows");
+    let fixed = check(
+        &dir,
+        &[
+            "--subflows",
+            subflows.to_str().expect("a UTF-8 path"),
+            absolute,
+        ],
+    );
+    assert_eq!(fixed.status.code(), Some(0), "{}", stdout(&fixed));
 }

@@ -1,28 +1,17 @@
 //! End-to-end: the binary's HTTP and token command lines.
 
-use std::process::Command;
-// The HTTP server is stopped with a signal: those tests are Unix-only.
-#[cfg(unix)]
 use std::io::{BufRead, BufReader, Read, Write};
-#[cfg(unix)]
-use std::net::TcpStream;
-#[cfg(unix)]
-use std::process::Stdio;
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, ChildStderr, Stdio};
+use std::thread::JoinHandle;
 
-const BIN: &str = env!("CARGO_BIN_EXE_botmesh-mcp");
-
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("botmesh-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use crate::util::{Dir, command};
 
 #[test]
 fn token_new_prints_the_token_once_and_stores_only_its_hash() {
-    let dir = temp_dir("token");
-    let file = dir.join("tokens.jsonl");
-    let output = Command::new(BIN)
+    let dir = Dir::new("token");
+    let file = dir.path().join("tokens.jsonl");
+    let output = command()
         .args(["token", "new", "--scopes", "flow,docs", "--tokens"])
         .arg(&file)
         .output()
@@ -38,13 +27,13 @@ fn token_new_prints_the_token_once_and_stores_only_its_hash() {
     let stored = std::fs::read_to_string(&file).expect("tokens file");
     assert!(!stored.contains(token), "the token itself is never stored");
     assert!(stored.contains("flow") && stored.contains("docs"));
-    let bad = Command::new(BIN)
+    let bad = command()
         .args(["token", "new", "--scopes", "admin", "--tokens"])
         .arg(&file)
         .output()
         .expect("run");
     assert_eq!(bad.status.code(), Some(2));
-    let missing = Command::new(BIN)
+    let missing = command()
         .args(["token", "new", "--scopes", "flow"])
         .output()
         .expect("run");
@@ -53,94 +42,132 @@ fn token_new_prints_the_token_once_and_stores_only_its_hash() {
 
 #[test]
 fn http_refuses_unsafe_or_incomplete_command_lines() {
-    let output = Command::new(BIN)
+    let output = command()
         .args(["--http", "0.0.0.0:0"])
         .output()
         .expect("run");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("without a tokens file"), "{stderr}");
-    let output = Command::new(BIN)
-        .args(["--stateless"])
-        .output()
-        .expect("run");
+    let output = command().args(["--stateless"]).output().expect("run");
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--stateless needs --http ADDR"));
     assert!(output.stdout.is_empty());
 }
 
-/// Starts `botmesh-mcp ARGS --http 127.0.0.1:0` and reads the bound address from its log: no
-/// port is picked, released and reused. (Stopping it takes a signal: Unix only.)
-#[cfg(unix)]
-fn spawn_http(
-    args: &[&str],
-) -> (
-    std::process::Child,
-    u16,
-    BufReader<std::process::ChildStderr>,
-) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .args(["--http", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    let port = loop {
-        line.clear();
-        let read = stderr.read_line(&mut line).expect("read stderr");
-        assert!(read > 0, "the server exited before listening");
-        if line.contains("listening over HTTP") {
-            // `addr=127.0.0.1:1234` in text logs, `"addr":"127.0.0.1:1234"` in JSON ones.
-            let rest = line
-                .split_once("addr=")
-                .or_else(|| line.split_once("\"addr\":\""))
-                .map(|(_, rest)| rest.trim_start_matches('"'))
-                .expect("the address in the log line");
-            let addr: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
-                .collect();
-            let addr: std::net::SocketAddr = addr.parse().expect("an address");
-            break addr.port();
-        }
-    };
-    (child, port, stderr)
+/// `botmesh-mcp --http 127.0.0.1:0`, running: the system picks a free port and the server
+/// names it in its `listening` log line, which is read before any request is sent (no port
+/// chosen in advance, no connection retried until the server is up).
+struct HttpServer {
+    child: Child,
+    addr: SocketAddr,
+    /// The rest of stderr, collected until the server exits.
+    stderr: JoinHandle<String>,
 }
 
-#[cfg(unix)]
+impl HttpServer {
+    /// Starts the server with `args` before `--http 127.0.0.1:0`.
+    fn start(args: &[&str]) -> HttpServer {
+        let mut child = command()
+            .args(args)
+            .args(["--http", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let mut seen = String::new();
+        let addr = loop {
+            let mut line = String::new();
+            let read = stderr.read_line(&mut line).expect("read stderr");
+            assert!(read > 0, "the server exited before listening: {seen}");
+            seen.push_str(&line);
+            if line.contains("listening over HTTP") {
+                // `addr=127.0.0.1:1234` in text logs, `"addr":"127.0.0.1:1234"` in JSON ones.
+                let rest = line
+                    .split_once("addr=")
+                    .or_else(|| line.split_once("\"addr\":\""))
+                    .map(|(_, rest)| rest.trim_start_matches('"'))
+                    .unwrap_or_else(|| panic!("the listening line names its address: {line}"));
+                let addr: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.' || *c == ':')
+                    .collect();
+                break addr.parse().expect("a socket address");
+            }
+        };
+        let stderr = std::thread::spawn(move || rest(stderr, seen));
+        HttpServer {
+            child,
+            addr,
+            stderr,
+        }
+    }
+
+    /// Sends one `initialize` over a fresh connection; returns the raw HTTP response.
+    fn initialize(&self) -> String {
+        let mut stream = TcpStream::connect(self.addr).expect("connect");
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli","version":"1"}}}"#;
+        write!(
+            stream,
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        )
+        .expect("write");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).expect("read");
+        response
+    }
+}
+
+impl HttpServer {
+    /// Sends SIGTERM (Unix's; on Windows the server stops on Ctrl+C, which a test cannot send
+    /// to one child process without `unsafe` code) and waits for the exit.
+    #[cfg(unix)]
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        let killed = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+        self.child.wait().expect("wait")
+    }
+}
+
+/// Everything left on `stderr` until it closes, after what was `seen` already.
+fn rest(mut stderr: BufReader<ChildStderr>, mut seen: String) -> String {
+    let _ = stderr.read_to_string(&mut seen);
+    seen
+}
+
 #[test]
-fn http_serves_initialize_and_stops_on_sigterm() {
-    let (mut child, port, stderr_reader) = spawn_http(&[]);
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cli","version":"1"}}}"#;
-    write!(
-        stream,
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("write");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).expect("read");
+fn http_serves_initialize_on_the_address_it_logs() {
+    let mut server = HttpServer::start(&[]);
+    assert!(server.addr.ip().is_loopback() && server.addr.port() != 0);
+    let response = server.initialize();
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(
         response.to_ascii_lowercase().contains("mcp-session-id:"),
         "{response}"
     );
     assert!(response.contains("\"protocolVersion\":\"2025-11-25\""));
-    let pid = child.id().to_string();
-    let killed = Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    let status = child.wait().expect("wait");
+    server.child.kill().expect("kill");
+    server.child.wait().expect("wait");
+    let _ = server.stderr.join();
+}
+
+/// SIGTERM is Unix's (see [`HttpServer::terminate`]).
+#[cfg(unix)]
+#[test]
+fn http_stops_gracefully_on_sigterm() {
+    let mut server = HttpServer::start(&[]);
+    assert!(server.initialize().starts_with("HTTP/1.1 200"));
+    let status = server.terminate();
     assert!(status.success(), "graceful shutdown exits 0: {status:?}");
     let mut stdout = String::new();
-    child
+    server
+        .child
         .stdout
         .take()
         .expect("stdout")
@@ -150,18 +177,16 @@ fn http_serves_initialize_and_stops_on_sigterm() {
         stdout.is_empty(),
         "nothing on stdout in HTTP mode: {stdout}"
     );
-    let stderr: Vec<String> = stderr_reader.lines().map_while(Result::ok).collect();
-    assert!(
-        stderr.iter().any(|line| line.contains("SIGTERM received")),
-        "{stderr:?}"
-    );
+    let stderr = server.stderr.join().expect("stderr");
+    assert!(stderr.contains("SIGTERM received"), "{stderr}");
 }
 
+/// SIGTERM is Unix's (see [`HttpServer::terminate`]).
 #[cfg(unix)]
 #[test]
 fn json_logs_and_health_probes() {
-    let (mut child, port, stderr_reader) = spawn_http(&["--log-format", "json"]);
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let mut server = HttpServer::start(&["--log-format", "json"]);
+    let mut stream = TcpStream::connect(server.addr).expect("connect");
     write!(
         stream,
         "GET /healthz HTTP/1.1\r\nHost: probe.internal\r\nConnection: close\r\n\r\n"
@@ -171,16 +196,11 @@ fn json_logs_and_health_probes() {
     stream.read_to_string(&mut response).expect("read");
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.ends_with("ok\n"), "{response}");
-    let killed = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(killed.success());
-    assert!(child.wait().expect("wait").success());
-    let lines: Vec<serde_json::Value> = stderr_reader
+    assert!(server.terminate().success());
+    let stderr = server.stderr.join().expect("stderr");
+    let lines: Vec<serde_json::Value> = stderr
         .lines()
-        .map_while(Result::ok)
-        .map(|line| serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
         .collect();
     assert!(
         lines
@@ -203,7 +223,7 @@ fn operations_flags_are_checked() {
             "not a byte count",
         ),
     ] {
-        let output = Command::new(BIN).args(args).output().expect("run");
+        let output = command().args(args).output().expect("run");
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(expected), "{args:?}: {stderr}");

@@ -3,53 +3,12 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_botmesh-mcp");
-
-/// A temporary folder, removed on drop.
-struct TempTree {
-    dir: PathBuf,
-}
-
-impl TempTree {
-    fn new() -> TempTree {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "botmesh-mcp-docs-e2e-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("create the temporary tree");
-        TempTree { dir }
-    }
-
-    fn write(&self, rel: &str, text: &str) -> &TempTree {
-        let path = self.dir.join(rel);
-        fs::create_dir_all(path.parent().expect("a parent")).expect("create folders");
-        fs::write(path, text).expect("write a page");
-        self
-    }
-
-    fn path(&self) -> &Path {
-        &self.dir
-    }
-
-    fn root(&self) -> &str {
-        self.dir.to_str().expect("a UTF-8 temporary path")
-    }
-}
-
-impl Drop for TempTree {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.dir);
-    }
-}
+use crate::util::{Dir, command};
 
 /// Folders never indexed, each at several depths.
 const DECOYS: [&str; 12] = [
@@ -68,8 +27,8 @@ const DECOYS: [&str; 12] = [
 ];
 
 /// A bilingual docs tree (English at the root, Spanish under `es/`) with decoys.
-fn docs_tree() -> TempTree {
-    let tree = TempTree::new();
+fn docs_tree() -> Dir {
+    let tree = Dir::new("docs");
     tree.write(
         "guide/logging.md",
         "---\ntitle: Logging\n---\n\n# Logging\n\nCall `appendLog` to add a line to the durable log.\n\n\
@@ -98,12 +57,9 @@ struct Session {
 
 impl Session {
     fn start(docs: &Path) -> Session {
-        let mut child = Command::new(BIN)
+        let mut child = command()
             .arg("--docs")
             .arg(docs)
-            .env_remove("BOTMESH_DOCS_DIR")
-            .env_remove("BOTWA_DOCS_DIR")
-            .env_remove("RUST_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -294,7 +250,7 @@ fn accents_case_and_identifiers_are_folded() {
 #[test]
 fn pages_are_served_only_from_inside_the_root() {
     let tree = docs_tree();
-    let outside = TempTree::new();
+    let outside = Dir::new("docs-outside");
     outside.write("secret.md", "# Secret\n\noutsidesecret\n");
     #[cfg(unix)]
     {
@@ -329,6 +285,10 @@ fn pages_are_served_only_from_inside_the_root() {
         (
             "C:/docs/x.md",
             "path must be relative to the docs root: C:/docs/x.md",
+        ),
+        (
+            "C:\\docs\\x.md",
+            "path must be relative to the docs root: C:\\docs\\x.md",
         ),
         (
             "guide\\logging.md",

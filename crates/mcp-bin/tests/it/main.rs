@@ -1,6 +1,6 @@
 //! End-to-end tests of the `botmesh-mcp` binary, in one integration test binary (one link, not
-//! four): each module spawns the real executable (`CARGO_BIN_EXE_botmesh-mcp`) over real pipes,
-//! files or sockets.
+//! four): each module spawns the real executable over real pipes, files or sockets, through
+//! the one harness in `util` (the binary's path, a cleaned environment, temporary folders).
 
 mod check;
 #[cfg(feature = "http")]
@@ -10,3 +10,4 @@ mod docs;
 mod no_http;
 mod render;
 mod stdio;
+mod util;

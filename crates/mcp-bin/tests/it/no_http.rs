@@ -2,9 +2,9 @@
 //! and `token` are usage errors that say the build has no HTTP, and stdio still serves.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-const BIN: &str = env!("CARGO_BIN_EXE_botmesh-mcp");
+use crate::util::command;
 
 #[test]
 fn http_flags_and_token_say_the_build_has_no_http() {
@@ -22,7 +22,7 @@ fn http_flags_and_token_say_the_build_has_no_http() {
         ],
     ];
     for args in lines {
-        let output = Command::new(BIN).args(args).output().expect("run");
+        let output = command().args(args).output().expect("run");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(output.stdout.is_empty(), "{args:?}");
@@ -35,9 +35,7 @@ fn http_flags_and_token_say_the_build_has_no_http() {
 
 #[test]
 fn stdio_serves_without_http() {
-    let mut child = Command::new(BIN)
-        .env_remove("BOTMESH_DOCS_DIR")
-        .env_remove("BOTWA_DOCS_DIR")
+    let mut child = command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -2,29 +2,15 @@
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-const BIN: &str = env!("CARGO_BIN_EXE_botmesh-mcp");
+use crate::util::{command, run_with_input};
 
 /// Runs the binary with `args`, feeds it `input`, closes stdin and collects everything.
 fn run(args: &[&str], input: &str) -> (i32, String, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .env_remove("BOTMESH_DOCS_DIR")
-        .env_remove("BOTWA_DOCS_DIR")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn botmesh-mcp");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_owned();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let output = child.wait_with_output().expect("wait");
-    writer.join().expect("writer");
+    let mut binary = command();
+    binary.args(args);
+    let output = run_with_input(binary, input);
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8(output.stdout).expect("utf-8 stdout"),
@@ -168,10 +154,8 @@ fn a_missing_docs_directory_is_reported_on_stderr() {
     assert_eq!(code, 0);
     assert!(stderr.contains("no/such/dir"), "{stderr}");
     assert!(!stdout.contains("docs_search"));
-    let mut child = Command::new(BIN)
+    let mut child = command()
         .env("BOTWA_DOCS_DIR", "legacy/missing")
-        .env_remove("BOTMESH_DOCS_DIR")
-        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -204,7 +188,7 @@ fn tools_subset_from_the_command_line() {
 
 #[test]
 fn a_closed_stdout_ends_writing_and_the_process_exits_cleanly() {
-    let mut child = Command::new(BIN)
+    let mut child = command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
