@@ -107,9 +107,11 @@ async function mcpChecks({ command, docs, root }) {
       const answer = await client.callTool({ name: 'docs_page', arguments: { path } })
       const text = answer.content.map((item) => item.text ?? '').join('\n')
       check(answer.isError === true, `docs_page ${JSON.stringify(path)} was served: ${text.slice(0, 120)}`)
-      check(!ABSOLUTE.test(text), `docs_page ${JSON.stringify(path)} leaked an absolute path: ${text}`)
-      if (root !== undefined) check(!text.includes(root), `docs_page ${JSON.stringify(path)} leaked the docs root: ${text}`)
-      check(!text.includes(docs), `docs_page ${JSON.stringify(path)} leaked the docs root: ${text}`)
+      // The refusal may quote the path asked; anything else absolute is a leak.
+      const rest = text.split(path).join('')
+      check(!ABSOLUTE.test(rest), `docs_page ${JSON.stringify(path)} leaked an absolute path: ${text}`)
+      if (root !== undefined) check(!rest.includes(root), `docs_page ${JSON.stringify(path)} leaked the docs root: ${text}`)
+      check(!rest.includes(docs), `docs_page ${JSON.stringify(path)} leaked the docs root: ${text}`)
       refused += 1
     }
     return { tools: tools.length, hits: results.length, refused }
