@@ -26,7 +26,7 @@
 //!   value answers `400` listing the revisions spoken; never required on `initialize`. The value
 //!   `2026-07-28` routes the POST to the server's stateless path, where `Mcp-Method` (and
 //!   `Mcp-Name` for `tools/call`) must repeat the body and the header must equal the body's
-//!   `_meta` version (`-32020` otherwise; see `modern.rs`) (no session, and
+//!   `_meta` version (`-32020` otherwise; see `stateless.rs`) (no session, and
 //!   `-32601` → `404`, `-32602`/`-32022`/… → `400`).
 //! - Bodies larger than the server's max message length (in bytes here) answer `413`, decided
 //!   from `Content-Length` or while streaming, never by holding the whole body. Headers and
@@ -86,12 +86,12 @@
 mod audit;
 mod error;
 mod guard;
-mod modern;
 mod ops;
 mod options;
 mod sealed;
 mod service;
 mod state;
+mod stateless;
 mod tokens;
 
 pub use error::Error;

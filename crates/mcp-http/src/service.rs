@@ -9,10 +9,10 @@
 use crate::HttpOptions;
 use crate::audit::{AuditFile, AuditLine};
 use crate::guard::Guard;
-use crate::modern::RoutingHeaders;
 use crate::ops::{Budget, Concurrency, Gauges, Metrics, Reservation};
 use crate::sealed::Sealer;
 use crate::state::{RateLimiter, Sessions};
+use crate::stateless::RoutingHeaders;
 use crate::tokens::{TokenEntry, TokenStore};
 use botmesh_mcp::{McpServer, Scope, Session};
 use bytes::Bytes;
@@ -128,13 +128,13 @@ pub(crate) async fn handle_ops(
 
 /// Which rules a POST is served under, from its `MCP-Protocol-Version` header.
 ///
-/// [`Era::Modern`] POSTs also carry the 2026-07-28 routing headers (`crate::modern`).
+/// [`Era::Stateless`] POSTs also carry the 2026-07-28 routing headers (`crate::stateless`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Era {
     /// 2024-11-05 … 2025-11-25: sessions via `initialize`; `None` when the header is absent.
     Legacy(Option<&'static str>),
     /// 2026-07-28: every POST on its own, no session; the routing headers to check.
-    Modern(RoutingHeaders),
+    Stateless(RoutingHeaders),
 }
 
 /// A POST's era as far as its headers tell, before the body is read.
@@ -142,7 +142,7 @@ enum Era {
 enum Route {
     /// A revision this server speaks.
     Known(Era),
-    /// A version this server does not speak: a body in the stateless envelope takes the modern
+    /// A version this server does not speak: a body in the stateless envelope takes the stateless
     /// ladder (`-32022` with the supported versions); anything else answers `400` listing them.
     Unknown(RoutingHeaders),
 }
@@ -562,7 +562,7 @@ async fn post(
     let route = match header_str(headers, VERSION_HEADER).map(str::trim) {
         None => Route::Known(Era::Legacy(None)),
         Some(v) if v == botmesh_mcp::LATEST_PROTOCOL_REVISION => {
-            Route::Known(Era::Modern(RoutingHeaders::read(headers, v)))
+            Route::Known(Era::Stateless(RoutingHeaders::read(headers, v)))
         }
         Some(v) => match legacy_revision(v) {
             Some(revision) => Route::Known(Era::Legacy(Some(revision))),
@@ -697,12 +697,12 @@ async fn post(
     let era = match route {
         Route::Known(era) => era,
         Route::Unknown(routing) if botmesh_mcp::is_stateless_request(message.get("params")) => {
-            Era::Modern(routing)
+            Era::Stateless(routing)
         }
         Route::Unknown(routing) => return unsupported_version(routing.version()),
     };
     match era {
-        Era::Modern(routing) => {
+        Era::Stateless(routing) => {
             if message.is_array() {
                 return batch_refused();
             }
@@ -713,12 +713,12 @@ async fn post(
                     "id": id,
                     "error": { "code": -32020, "message": format!("header mismatch: {reason}") }
                 });
-                return modern_reply(Some(body), reply);
+                return stateless_reply(Some(body), reply);
             }
             let mut session = Session::stateless();
             session.set_scopes(caller.scopes.clone());
             let answer = run(shared, &mut session, message, &caller, large);
-            modern_reply(answer, reply)
+            stateless_reply(answer, reply)
         }
         Era::Legacy(header_revision) => {
             let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
@@ -871,7 +871,7 @@ fn legacy_reply(answer: Option<Value>, reply: Reply, session_id: Option<&str>) -
 }
 
 /// 2026-07-28 maps some JSON-RPC errors to HTTP statuses (`basic/transports/streamable-http.mdx`).
-fn modern_reply(answer: Option<Value>, reply: Reply) -> Response<Body> {
+fn stateless_reply(answer: Option<Value>, reply: Reply) -> Response<Body> {
     let Some(answer) = answer else {
         return response(StatusCode::ACCEPTED, None, Bytes::new());
     };

@@ -268,9 +268,9 @@ fn stateless_mode_issues_no_session_ids() {
     assert_eq!(init.status, 200);
     assert_eq!(init.header("mcp-session-id"), None);
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
-    let modern = post(&server, &[("MCP-Protocol-Version", "2025-11-25")], &list);
-    assert_eq!(modern.status, 200);
-    let tool = &modern.json()["result"]["tools"][0];
+    let legacy = post(&server, &[("MCP-Protocol-Version", "2025-11-25")], &list);
+    assert_eq!(legacy.status, 200);
+    let tool = &legacy.json()["result"]["tools"][0];
     assert!(
         tool.get("outputSchema").is_some(),
         "shaped for 2025-11-25: {tool}"
@@ -289,7 +289,7 @@ fn stateless_mode_issues_no_session_ids() {
 }
 
 #[test]
-fn the_stateless_revision_header_routes_to_the_modern_path() {
+fn the_stateless_revision_header_routes_to_the_stateless_path() {
     let server = open();
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     let reply = post(&server, &[("MCP-Protocol-Version", "2026-07-28")], &list);
