@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
 const CALL_VALIDATE: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flow_validate","arguments":{"document":{"version":2,"id":"a","steps":[{"id":"s","kind":"end"}]}}}}"#;
-const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+const STATELESS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// The floor: read a line, parse it, answer `{}` or a fixed result, flush.
 fn floor_server() {
@@ -132,18 +132,18 @@ fn spawn_to_initialize(floor: bool) -> (Duration, u64, u64) {
 }
 
 /// Sequential round trips per second of `ping` (legacy) or of `tools/list` in either era.
-fn round_trips_per_second(floor: bool, list: bool, modern: bool) -> f64 {
+fn round_trips_per_second(floor: bool, list: bool, stateless: bool) -> f64 {
     let mut rates = Vec::new();
-    let ping = match (list, modern) {
+    let ping = match (list, stateless) {
         (true, true) => format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{MODERN_META}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{STATELESS_META}}}}}"#
         ),
         (true, false) => r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned(),
         (false, _) => r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_owned(),
     };
     for _ in 0..5 {
         let mut server = spawn(floor);
-        if !modern {
+        if !stateless {
             server.call(INIT);
         }
         let count = if list { 5_000 } else { 20_000 };
@@ -158,9 +158,9 @@ fn round_trips_per_second(floor: bool, list: bool, modern: bool) -> f64 {
     rates[rates.len() / 2]
 }
 
-fn pipelined_calls(floor: bool, modern: bool) -> Duration {
-    let meta = if modern {
-        format!(",{MODERN_META}")
+fn pipelined_calls(floor: bool, stateless: bool) -> Duration {
+    let meta = if stateless {
+        format!(",{STATELESS_META}")
     } else {
         String::new()
     };
@@ -175,7 +175,7 @@ fn pipelined_calls(floor: bool, modern: bool) -> Duration {
     let mut times = Vec::new();
     for _ in 0..7 {
         let mut server = spawn(floor);
-        if !modern {
+        if !stateless {
             server.call(INIT);
         }
         let mut stdin = server.stdin;
@@ -272,27 +272,27 @@ fn digest_one_mebibyte() {
 
 /// 2026-07-28 against the legacy path, interleaved so machine noise hits both alike.
 fn compare_eras() {
-    let (mut legacy_lists, mut modern_lists, mut legacy_calls, mut modern_calls) =
+    let (mut legacy_lists, mut stateless_lists, mut legacy_calls, mut stateless_calls) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..3 {
         legacy_lists.push(round_trips_per_second(false, true, false));
-        modern_lists.push(round_trips_per_second(false, true, true));
+        stateless_lists.push(round_trips_per_second(false, true, true));
         legacy_calls.push(pipelined_calls(false, false));
-        modern_calls.push(pipelined_calls(false, true));
+        stateless_calls.push(pipelined_calls(false, true));
     }
     let mid = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
     let legacy_list = mid(legacy_lists);
-    let modern_list = mid(modern_lists);
+    let stateless_list = mid(stateless_lists);
     let legacy_calls = median(legacy_calls);
-    let modern_calls = median(modern_calls);
+    let stateless_calls = median(stateless_calls);
     println!(
-        "2026-07-28 vs legacy: sequential tools/list {modern_list:.0}/s vs {legacy_list:.0}/s ({:+.1} %), pipelined 5,000 tools/call {:.1} ms vs {:.1} ms ({:+.1} %)",
-        (modern_list / legacy_list - 1.0) * 100.0,
-        modern_calls.as_secs_f64() * 1e3,
+        "2026-07-28 vs legacy: sequential tools/list {stateless_list:.0}/s vs {legacy_list:.0}/s ({:+.1} %), pipelined 5,000 tools/call {:.1} ms vs {:.1} ms ({:+.1} %)",
+        (stateless_list / legacy_list - 1.0) * 100.0,
+        stateless_calls.as_secs_f64() * 1e3,
         legacy_calls.as_secs_f64() * 1e3,
-        (modern_calls.as_secs_f64() / legacy_calls.as_secs_f64() - 1.0) * 100.0
+        (stateless_calls.as_secs_f64() / legacy_calls.as_secs_f64() - 1.0) * 100.0
     );
 }
