@@ -39,7 +39,7 @@ trap 'rm -rf "$work"' EXIT
 # linux-arm64 under qemu.
 arm="$npm_dir/mcp-linux-arm64/bin/botmesh-mcp"
 node tools/clients/ts-client.mjs --label "ts-sdk, linux-arm64 under qemu-aarch64" --timeout 60 -- qemu-aarch64 "$arm"
-if ! qemu-aarch64 "$arm" check examples/flows/*.json >"$work/check.txt" 2>&1; then
+if ! qemu-aarch64 "$arm" check --subflows examples/flows examples/flows/*.json >"$work/check.txt" 2>&1; then
   cat "$work/check.txt" >&2
   exit 1
 fi
