@@ -31,7 +31,11 @@ pub struct McpServer {
 
 #[derive(Debug)]
 struct Inner {
-    catalogue: Catalogue,
+    /// Built on first use (a `tools/list` or `tools/call`), not at start-up: a client's
+    /// `initialize` never pays for the tools' schemas, neither in time nor in memory.
+    catalogue: OnceLock<Catalogue>,
+    /// Whether the catalogue built on first use has the docs tools.
+    with_docs: bool,
     docs: Option<DocsIndex>,
     max_message_length: usize,
     /// `tools/list` results, rendered once per revision on first use.
@@ -123,8 +127,10 @@ pub fn create_mcp_server(options: ServerOptions) -> Result<McpServer, OptionsErr
             None
         }
     });
-    let mut catalogue = crate::tools::builtin(docs.is_some());
+    let server = McpServer::new(OnceLock::new(), docs, options.max_message_length);
     if let Some(names) = &options.tools {
+        // A tool list is known at start-up: build now, to warn about what cannot be served.
+        let mut catalogue = crate::tools::builtin(server.inner.with_docs);
         for name in names {
             if catalogue.get(name).is_none() {
                 tracing::warn!(
@@ -133,12 +139,10 @@ pub fn create_mcp_server(options: ServerOptions) -> Result<McpServer, OptionsErr
             }
         }
         catalogue.retain_named(names);
+        // The lock is new and this server not shared yet, so it cannot be set already.
+        let _unset = server.inner.catalogue.set(catalogue);
     }
-    Ok(McpServer::with_catalogue(
-        catalogue,
-        docs,
-        options.max_message_length,
-    ))
+    Ok(server)
 }
 
 impl McpServer {
@@ -149,9 +153,18 @@ impl McpServer {
         docs: Option<DocsIndex>,
         max_message_length: usize,
     ) -> McpServer {
+        McpServer::new(OnceLock::from(catalogue), docs, max_message_length)
+    }
+
+    fn new(
+        catalogue: OnceLock<Catalogue>,
+        docs: Option<DocsIndex>,
+        max_message_length: usize,
+    ) -> McpServer {
         McpServer {
             inner: Arc::new(Inner {
                 catalogue,
+                with_docs: docs.is_some(),
                 docs,
                 max_message_length,
                 tool_lists: Default::default(),
@@ -166,14 +179,15 @@ impl McpServer {
 
     /// The tool catalogue.
     pub(crate) fn catalogue(&self) -> &Catalogue {
-        &self.inner.catalogue
+        self.inner
+            .catalogue
+            .get_or_init(|| crate::tools::builtin(self.inner.with_docs))
     }
 
     /// The scope a tool needs, with the catalogue's own spelling of its name (safe to log: it
     /// is never the caller's string); `None` when this server has no such tool.
     pub fn tool_scope(&self, name: &str) -> Option<(&'static str, Scope)> {
-        self.inner
-            .catalogue
+        self.catalogue()
             .get(name)
             .map(|tool| (tool.name, tool.scope))
     }
@@ -292,8 +306,7 @@ impl McpServer {
         }
         let list = self.inner.tool_lists[revision.index()].get_or_init(|| {
             let tools: Vec<Value> = self
-                .inner
-                .catalogue
+                .catalogue()
                 .tools()
                 .map(|tool| {
                     tool.declaration(revision.has_structured_output(), revision.has_annotations())
@@ -314,7 +327,7 @@ impl McpServer {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return Err(invalid_params("tools/call needs a string \"name\""));
         };
-        let Some(tool) = self.inner.catalogue.get(name) else {
+        let Some(tool) = self.catalogue().get(name) else {
             return Err(invalid_params(&format!("unknown tool: {name}")));
         };
         let empty = Map::new();
