@@ -117,18 +117,7 @@ fn flow_analyze() -> Tool {
             "type": "object",
             "properties": {
                 "valid": { "type": "boolean" },
-                "issues": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "path": { "type": "string" },
-                            "message": { "type": "string" },
-                            "source": { "type": "string" }
-                        },
-                        "required": ["path", "message", "source"]
-                    }
-                },
+                "issues": super::sourced_issues_schema(),
                 "diagnostics": {
                     "type": "array",
                     "items": {

@@ -30,6 +30,23 @@ pub fn builtin_tool_names() -> Vec<&'static str> {
     builtin(true).tools().map(|tool| tool.name).collect()
 }
 
+/// The `issues` of a set of documents: each with its pointer, its sentence and its `source`
+/// (`document` or `subflows/N`), as `flow_analyze` and `flow_render` return them.
+pub(crate) fn sourced_issues_schema() -> Value {
+    json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "path": { "type": "string" },
+                "message": { "type": "string" },
+                "source": { "type": "string" }
+            },
+            "required": ["path", "message", "source"]
+        }
+    })
+}
+
 /// `{"type": "object", "description": ...}`: a document argument (validated by the tool itself,
 /// never by an embedded schema, so every client accepts the declaration).
 pub(crate) fn document_property(description: &str) -> Value {

@@ -58,18 +58,7 @@ pub(super) fn flow_render() -> Tool {
             "type": "object",
             "properties": {
                 "valid": { "type": "boolean" },
-                "issues": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "path": { "type": "string" },
-                            "message": { "type": "string" },
-                            "source": { "type": "string" }
-                        },
-                        "required": ["path", "message", "source"]
-                    }
-                },
+                "issues": super::sourced_issues_schema(),
                 "format": { "type": "string", "enum": ["png", "svg"] },
                 "width": { "type": "integer", "description": "Picture width in pixels (present when valid)." },
                 "height": { "type": "integer", "description": "Picture height in pixels (present when valid)." },
