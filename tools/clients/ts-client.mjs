@@ -47,7 +47,12 @@ function check(condition, message) {
 }
 
 async function main() {
-  const { expect, label, command } = parseArgs(process.argv.slice(2))
+  const { expect, label, timeout, command } = parseArgs(process.argv.slice(2))
+  const timer = setTimeout(() => {
+    console.error(`ts-client: no answer within ${timeout} s`)
+    process.exit(1)
+  }, timeout * 1000)
+  timer.unref()
   const transport = new StdioClientTransport({
     command: command[0],
     args: command.slice(1),
@@ -105,16 +110,6 @@ async function main() {
     await client.close()
   }
 }
-
-const timeout = (() => {
-  const at = process.argv.indexOf('--timeout')
-  return at > 0 && at < process.argv.indexOf('--') ? Number(process.argv[at + 1]) : 30
-})()
-const timer = setTimeout(() => {
-  console.error(`ts-client: no answer within ${timeout} s`)
-  process.exit(1)
-}, timeout * 1000)
-timer.unref()
 
 main().then(
   () => process.exit(0),

@@ -49,13 +49,11 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
         }
     }
     let root = crate::project_root();
-    let binary = match binary {
-        Some(path) => path,
-        None => {
-            let host = crate::dist::host_platform()?
-                .ok_or("this machine has no npm platform: pass --binary")?;
-            crate::dist::build(&root, host.triple, true)?
-        }
+    let host = crate::dist::host_platform()?;
+    let binary = match (binary, host) {
+        (Some(path), _) => path,
+        (None, Some(host)) => crate::dist::build(&root, host.triple, true)?,
+        (None, None) => return Err("this machine has no npm platform: pass --binary".into()),
     };
     let size = fs::metadata(&binary)?.len();
     let (mut floors, mut servers) = (Vec::new(), Vec::new());
@@ -68,7 +66,7 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
         servers.push(server);
     }
     let (floor, server) = (median(&floors), median(&servers));
-    let triple = crate::dist::host_platform()?.map_or("this machine", |p| p.triple);
+    let triple = host.map_or("this machine", |p| p.triple);
     for (path, spanish) in [
         ("docs/guide/getting-started.md", false),
         ("docs/es/guide/getting-started.md", true),

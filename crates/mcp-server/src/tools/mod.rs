@@ -30,6 +30,16 @@ pub fn builtin_tool_names() -> Vec<&'static str> {
     builtin(true).tools().map(|tool| tool.name).collect()
 }
 
+/// The `subflows` argument of the tools that take a set of documents (`flow_analyze`,
+/// `flow_render`).
+pub(crate) fn subflows_property() -> Value {
+    json!({
+        "type": "array",
+        "items": { "type": "object" },
+        "description": "Flow documents the document calls with subflow steps (each validated first)."
+    })
+}
+
 /// The `issues` of a set of documents: each with its pointer, its sentence and its `source`
 /// (`document` or `subflows/N`), as `flow_analyze` and `flow_render` return them.
 pub(crate) fn sourced_issues_schema() -> Value {

@@ -28,11 +28,7 @@ pub(super) fn flow_render() -> Tool {
         input_schema: input_schema(
             json!({
                 "document": document_property(DOCUMENT),
-                "subflows": {
-                    "type": "array",
-                    "items": { "type": "object" },
-                    "description": "Flow documents the document calls with subflow steps (each validated first)."
-                },
+                "subflows": super::subflows_property(),
                 "format": {
                     "type": "string",
                     "enum": ["png", "svg"],
