@@ -651,6 +651,44 @@ fn known_item_evaluation_over_the_project_docs() {
     );
 }
 
+/// Strips accents the way a person typing on a keyboard without them would:
+/// `á` → `a`, `ñ` → `n`, `¿` kept.
+fn without_accents(text: &str) -> String {
+    use unicode_normalization::{UnicodeNormalization, char::is_combining_mark};
+    text.nfd().filter(|&c| !is_combining_mark(c)).collect()
+}
+
+#[test]
+fn every_spanish_query_ranks_the_same_typed_without_accents() {
+    // Each Spanish page and heading of the project's docs, as a query, and
+    // the Spanish known items: typed without accents, every result (order,
+    // snippet, score) is the one typed with them.
+    let docs = DocsIndex::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs")).unwrap();
+    let items: Vec<KnownItem> = serde_json::from_str(
+        &fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/test_data/known_items.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut queries: Vec<String> = items
+        .iter()
+        .filter(|i| i.path.starts_with("es/"))
+        .flat_map(|i| [i.query.clone(), i.heading.clone().unwrap_or_default()])
+        .collect();
+    queries.retain(|q| *q != without_accents(q));
+    assert!(queries.len() >= 10, "too few accented queries: {queries:?}");
+    for query in &queries {
+        let plain = without_accents(query);
+        assert_eq!(
+            docs.search(&plain, 10).unwrap(),
+            docs.search(query, 10).unwrap(),
+            "{query:?} typed as {plain:?}"
+        );
+    }
+}
+
 mod properties {
     use super::*;
     use proptest::prelude::*;
