@@ -1,9 +1,13 @@
-//! The PNG writer: the same shapes as the SVG, filled and stroked with tiny-skia, text drawn
-//! from the embedded font's outlines.
+//! The PNG writer: the same shapes as the SVG, filled and stroked with tiny-skia; text from
+//! the embedded font's outlines, each glyph rasterized once per size into a coverage mask and
+//! blended into place.
+
+use std::collections::BTreeMap;
 
 use botmesh_flow_analyzer::EdgeKind;
 use tiny_skia::{
-    Color, FillRule, LineCap, LineJoin, Paint, PathBuilder, Pixmap, Stroke, StrokeDash, Transform,
+    Color, FillRule, LineCap, LineJoin, Mask, Paint, PathBuilder, Pixmap, Stroke, StrokeDash,
+    Transform,
 };
 
 use crate::error::Error;
@@ -63,22 +67,27 @@ impl ttf_parser::OutlineBuilder for Outline<'_> {
     }
 }
 
-/// A glyph drawn at the picture's scale, and its offset from the pen at the baseline.
-type DrawnGlyph = (Pixmap, i32, i32);
+/// A glyph's coverage at the picture's scale, and the offset of its top-left pixel from the
+/// pen at the baseline.
+struct GlyphMask {
+    mask: Mask,
+    dx: i32,
+    dy: i32,
+}
 
-/// Glyphs drawn once per size and colour at the picture's scale, then copied into place at
-/// whole device pixels (a flow repeats few glyphs many times).
+/// Glyphs rasterized once per size at the picture's scale as coverage masks, then blended
+/// into place at whole device pixels in the text colour (a flow repeats few glyphs many
+/// times, and a tiny-skia draw call per character costs more than the blending).
 struct Glyphs {
     scale: f32,
-    paint: Paint<'static>,
-    /// (glyph, text size) → the glyph's pixmap and its offset from the pen at the baseline.
-    cache: std::collections::BTreeMap<(u16, i64), Option<DrawnGlyph>>,
+    color: Rgb,
+    /// (glyph, text size) → the glyph's mask, `None` for a glyph without an outline.
+    cache: BTreeMap<(u16, i64), Option<GlyphMask>>,
 }
 
 impl Glyphs {
-    fn draw(&mut self, font: &Font, glyph: ttf_parser::GlyphId, size: i64) -> Option<&DrawnGlyph> {
+    fn draw(&mut self, font: &Font, glyph: ttf_parser::GlyphId, size: i64) -> Option<&GlyphMask> {
         let scale = self.scale;
-        let paint = &self.paint;
         self.cache
             .entry((glyph.0, size))
             .or_insert_with(|| {
@@ -88,7 +97,7 @@ impl Glyphs {
                 let top = (f32::from(bounds.y_max) * s).ceil() + 1.0;
                 let width = (f32::from(bounds.x_max) * s).ceil() + 1.0 - left;
                 let height = top - (f32::from(bounds.y_min) * s).floor() + 1.0;
-                let mut pixmap = Pixmap::new(width.max(1.0) as u32, height.max(1.0) as u32)?;
+                let mut mask = Mask::new(width.max(1.0) as u32, height.max(1.0) as u32)?;
                 let mut path = PathBuilder::new();
                 let mut outline = Outline {
                     path: &mut path,
@@ -98,8 +107,12 @@ impl Glyphs {
                 };
                 font.face.outline_glyph(glyph, &mut outline)?;
                 let path = path.finish()?;
-                pixmap.fill_path(&path, paint, FillRule::Winding, Transform::identity(), None);
-                Some((pixmap, left as i32, -(top as i32)))
+                mask.fill_path(&path, FillRule::Winding, true, Transform::identity());
+                Some(GlyphMask {
+                    mask,
+                    dx: left as i32,
+                    dy: -(top as i32),
+                })
             })
             .as_ref()
     }
@@ -118,25 +131,59 @@ impl Glyphs {
         let unit = size as f32 / font.units_per_em as f32;
         let mut pen = (center - width / 2) as f32;
         let y = (baseline as f32 * self.scale).round() as i32;
+        let color = self.color;
         for c in text.chars() {
-            let glyph = font
-                .face
-                .glyph_index(c)
-                .or_else(|| font.face.glyph_index(crate::font::FALLBACK_CHAR));
+            let (glyph, advance) = font.glyph(c);
             let x = (pen * self.scale).round() as i32;
             if let Some(glyph) = glyph
-                && let Some((pixmap, dx, dy)) = self.draw(font, glyph, size)
+                && let Some(drawn) = self.draw(font, glyph, size)
             {
-                target.draw_pixmap(
-                    x + dx,
-                    y + dy,
-                    pixmap.as_ref(),
-                    &tiny_skia::PixmapPaint::default(),
-                    Transform::identity(),
-                    None,
-                );
+                blend(target, &drawn.mask, x + drawn.dx, y + drawn.dy, color);
             }
-            pen += font.advance(c) as f32 * unit;
+            pen += advance as f32 * unit;
+        }
+    }
+}
+
+/// `value / 255`, rounded to nearest, for `value` ≤ 255 × 255.
+fn div255(value: u32) -> u32 {
+    let value = value + 128;
+    (value + (value >> 8)) >> 8
+}
+
+/// Paints `color` through `mask` (its coverage) onto `target` with the mask's top-left pixel
+/// at (`left`, `top`): source-over in integer arithmetic on the premultiplied pixels, clipped
+/// to the target.
+pub(crate) fn blend(target: &mut Pixmap, mask: &Mask, left: i32, top: i32, color: Rgb) {
+    let (target_width, target_height) = (target.width() as i32, target.height() as i32);
+    let (mask_width, mask_height) = (mask.width() as i32, mask.height() as i32);
+    let (x0, x1) = (left.max(0), (left + mask_width).min(target_width));
+    let (y0, y1) = (top.max(0), (top + mask_height).min(target_height));
+    if x0 >= x1 || y0 >= y1 {
+        return;
+    }
+    let span = (x1 - x0) as usize;
+    let source = [color[0], color[1], color[2], 255].map(u32::from);
+    let coverage = mask.data();
+    let pixels = target.data_mut();
+    for y in y0..y1 {
+        let from = ((y - top) * mask_width + (x0 - left)) as usize;
+        let to = (y * target_width + x0) as usize * 4;
+        let (Some(row), Some(out)) = (
+            coverage.get(from..from + span),
+            pixels.get_mut(to..to + span * 4),
+        ) else {
+            return;
+        };
+        for (&alpha, pixel) in row.iter().zip(out.chunks_exact_mut(4)) {
+            if alpha == 0 {
+                continue;
+            }
+            let alpha = u32::from(alpha);
+            let keep = 255 - alpha;
+            for (channel, source) in pixel.iter_mut().zip(source) {
+                *channel = div255(source * alpha + u32::from(*channel) * keep) as u8;
+            }
         }
     }
 }
@@ -192,8 +239,8 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
     let t = Transform::from_scale(scale, scale);
     let mut glyphs = Glyphs {
         scale,
-        paint: paint(colors.text),
-        cache: std::collections::BTreeMap::new(),
+        color: colors.text,
+        cache: BTreeMap::new(),
     };
     let [r, g, b] = colors.background;
     pixmap.fill(Color::from_rgba8(r, g, b, 255));
@@ -338,11 +385,11 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
 /// PNG bytes of an opaque pixmap: RGB (the background is opaque, so premultiplied colours
 /// are the plain ones), fast deflate, the `Sub` filter (pictures are mostly flat runs).
 fn encode(pixmap: &Pixmap) -> Result<Vec<u8>, Error> {
-    let rgb: Vec<u8> = pixmap
-        .data()
-        .chunks_exact(4)
-        .flat_map(|p| [p[0], p[1], p[2]])
-        .collect();
+    let data = pixmap.data();
+    let mut rgb = vec![0u8; data.len() / 4 * 3];
+    for (out, pixel) in rgb.chunks_exact_mut(3).zip(data.chunks_exact(4)) {
+        out.copy_from_slice(&pixel[..3]);
+    }
     let mut out = Vec::with_capacity(rgb.len() / 16);
     {
         let mut encoder = ::png::Encoder::new(&mut out, pixmap.width(), pixmap.height());

@@ -219,6 +219,31 @@ fn pictures_are_valid_png_of_the_advertised_size() {
 }
 
 #[test]
+fn glyph_blending_clips_to_the_pixmap_and_keeps_full_coverage_exact() {
+    let mut pixmap = tiny_skia::Pixmap::new(4, 3).unwrap();
+    pixmap.fill(tiny_skia::Color::from_rgba8(200, 100, 0, 255));
+    let mut mask = tiny_skia::Mask::new(3, 3).unwrap();
+    mask.data_mut()
+        .copy_from_slice(&[255, 128, 0, 255, 128, 0, 255, 128, 0]);
+    // Hanging over the left and bottom edges: only the in-bounds part is painted.
+    crate::png::blend(&mut pixmap, &mask, -1, 1, [0, 0, 255]);
+    let px = |pixmap: &tiny_skia::Pixmap, x: usize, y: usize| {
+        pixmap.data()[(y * 4 + x) * 4..][..4].to_vec()
+    };
+    assert_eq!(px(&pixmap, 0, 0), [200, 100, 0, 255]);
+    // Column 0 gets the mask's column 1 (coverage 128), column 1 its column 2 (none).
+    assert_eq!(px(&pixmap, 0, 1), [100, 50, 128, 255]);
+    assert_eq!(px(&pixmap, 1, 1), [200, 100, 0, 255]);
+    // Entirely outside: nothing happens.
+    crate::png::blend(&mut pixmap, &mask, 4, 0, [0, 0, 0]);
+    crate::png::blend(&mut pixmap, &mask, -3, -3, [0, 0, 0]);
+    assert_eq!(px(&pixmap, 3, 0), [200, 100, 0, 255]);
+    // Full coverage gives the colour itself.
+    crate::png::blend(&mut pixmap, &mask, 2, 0, [1, 2, 3]);
+    assert_eq!(px(&pixmap, 2, 0), [1, 2, 3, 255]);
+}
+
+#[test]
 fn golden_svgs() {
     let cases: [(&str, Vec<Value>, Direction, Theme); 3] = [
         (
