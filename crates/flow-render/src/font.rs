@@ -25,6 +25,9 @@ pub(crate) struct Font {
     pub(crate) ascender: i64,
     /// Descender in font units (negative).
     pub(crate) descender: i64,
+    /// The glyph and advance of each Latin-1 character, looked up once (most flow text is
+    /// Latin-1, and every label is measured and drawn character by character).
+    latin1: Vec<(Option<ttf_parser::GlyphId>, i64)>,
 }
 
 /// The embedded font, parsed once.
@@ -32,25 +35,50 @@ pub(crate) fn font() -> Result<&'static Font, Error> {
     static FONT: OnceLock<Option<Font>> = OnceLock::new();
     FONT.get_or_init(|| {
         let face = ttf_parser::Face::parse(FONT_DATA, 0).ok()?;
+        let units_per_em = i64::from(face.units_per_em());
+        let latin1 = ('\0'..='\u{FF}')
+            .map(|c| lookup(&face, units_per_em, c))
+            .collect();
         Some(Font {
-            units_per_em: i64::from(face.units_per_em()),
+            units_per_em,
             ascender: i64::from(face.ascender()),
             descender: i64::from(face.descender()),
             face,
+            latin1,
         })
     })
     .as_ref()
     .ok_or(Error::Font)
 }
 
+/// The glyph that draws `c` (the fallback's for a missing one) and its advance in font units.
+fn lookup(
+    face: &ttf_parser::Face<'_>,
+    units_per_em: i64,
+    c: char,
+) -> (Option<ttf_parser::GlyphId>, i64) {
+    let glyph = face
+        .glyph_index(c)
+        .or_else(|| face.glyph_index(FALLBACK_CHAR));
+    let advance = glyph
+        .and_then(|glyph| face.glyph_hor_advance(glyph))
+        .map_or(units_per_em / 2, i64::from);
+    (glyph, advance)
+}
+
 impl Font {
+    /// The glyph that draws `c` (the fallback's for a missing one) and its advance in font
+    /// units.
+    pub(crate) fn glyph(&self, c: char) -> (Option<ttf_parser::GlyphId>, i64) {
+        match self.latin1.get(c as usize) {
+            Some(&known) => known,
+            None => lookup(&self.face, self.units_per_em, c),
+        }
+    }
+
     /// The advance of one character in font units (the fallback's for a missing one).
     pub(crate) fn advance(&self, c: char) -> i64 {
-        self.face
-            .glyph_index(c)
-            .or_else(|| self.face.glyph_index(FALLBACK_CHAR))
-            .and_then(|glyph| self.face.glyph_hor_advance(glyph))
-            .map_or(self.units_per_em / 2, i64::from)
+        self.glyph(c).1
     }
 
     /// The width of `text` at `size` pixels, rounded up to whole pixels.

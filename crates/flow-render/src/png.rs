@@ -1,9 +1,13 @@
-//! The PNG writer: the same shapes as the SVG, filled and stroked with tiny-skia, text drawn
-//! from the embedded font's outlines.
+//! The PNG writer: the same shapes as the SVG, filled and stroked with tiny-skia; text from
+//! the embedded font's outlines, each glyph rasterized once per size into a coverage mask and
+//! blended into place; the pixels filtered and compressed in one pass into a PNG written here.
+
+use std::collections::BTreeMap;
 
 use botmesh_flow_analyzer::EdgeKind;
 use tiny_skia::{
-    Color, FillRule, LineCap, LineJoin, Paint, PathBuilder, Pixmap, Stroke, StrokeDash, Transform,
+    Color, FillRule, LineCap, LineJoin, Mask, Paint, PathBuilder, Pixmap, Stroke, StrokeDash,
+    Transform,
 };
 
 use crate::error::Error;
@@ -63,22 +67,27 @@ impl ttf_parser::OutlineBuilder for Outline<'_> {
     }
 }
 
-/// A glyph drawn at the picture's scale, and its offset from the pen at the baseline.
-type DrawnGlyph = (Pixmap, i32, i32);
+/// A glyph's coverage at the picture's scale, and the offset of its top-left pixel from the
+/// pen at the baseline.
+struct GlyphMask {
+    mask: Mask,
+    dx: i32,
+    dy: i32,
+}
 
-/// Glyphs drawn once per size and colour at the picture's scale, then copied into place at
-/// whole device pixels (a flow repeats few glyphs many times).
+/// Glyphs rasterized once per size at the picture's scale as coverage masks, then blended
+/// into place at whole device pixels in the text colour (a flow repeats few glyphs many
+/// times, and a tiny-skia draw call per character costs more than the blending).
 struct Glyphs {
     scale: f32,
-    paint: Paint<'static>,
-    /// (glyph, text size) → the glyph's pixmap and its offset from the pen at the baseline.
-    cache: std::collections::BTreeMap<(u16, i64), Option<DrawnGlyph>>,
+    color: Rgb,
+    /// (glyph, text size) → the glyph's mask, `None` for a glyph without an outline.
+    cache: BTreeMap<(u16, i64), Option<GlyphMask>>,
 }
 
 impl Glyphs {
-    fn draw(&mut self, font: &Font, glyph: ttf_parser::GlyphId, size: i64) -> Option<&DrawnGlyph> {
+    fn draw(&mut self, font: &Font, glyph: ttf_parser::GlyphId, size: i64) -> Option<&GlyphMask> {
         let scale = self.scale;
-        let paint = &self.paint;
         self.cache
             .entry((glyph.0, size))
             .or_insert_with(|| {
@@ -88,7 +97,7 @@ impl Glyphs {
                 let top = (f32::from(bounds.y_max) * s).ceil() + 1.0;
                 let width = (f32::from(bounds.x_max) * s).ceil() + 1.0 - left;
                 let height = top - (f32::from(bounds.y_min) * s).floor() + 1.0;
-                let mut pixmap = Pixmap::new(width.max(1.0) as u32, height.max(1.0) as u32)?;
+                let mut mask = Mask::new(width.max(1.0) as u32, height.max(1.0) as u32)?;
                 let mut path = PathBuilder::new();
                 let mut outline = Outline {
                     path: &mut path,
@@ -98,8 +107,12 @@ impl Glyphs {
                 };
                 font.face.outline_glyph(glyph, &mut outline)?;
                 let path = path.finish()?;
-                pixmap.fill_path(&path, paint, FillRule::Winding, Transform::identity(), None);
-                Some((pixmap, left as i32, -(top as i32)))
+                mask.fill_path(&path, FillRule::Winding, true, Transform::identity());
+                Some(GlyphMask {
+                    mask,
+                    dx: left as i32,
+                    dy: -(top as i32),
+                })
             })
             .as_ref()
     }
@@ -118,25 +131,59 @@ impl Glyphs {
         let unit = size as f32 / font.units_per_em as f32;
         let mut pen = (center - width / 2) as f32;
         let y = (baseline as f32 * self.scale).round() as i32;
+        let color = self.color;
         for c in text.chars() {
-            let glyph = font
-                .face
-                .glyph_index(c)
-                .or_else(|| font.face.glyph_index(crate::font::FALLBACK_CHAR));
+            let (glyph, advance) = font.glyph(c);
             let x = (pen * self.scale).round() as i32;
             if let Some(glyph) = glyph
-                && let Some((pixmap, dx, dy)) = self.draw(font, glyph, size)
+                && let Some(drawn) = self.draw(font, glyph, size)
             {
-                target.draw_pixmap(
-                    x + dx,
-                    y + dy,
-                    pixmap.as_ref(),
-                    &tiny_skia::PixmapPaint::default(),
-                    Transform::identity(),
-                    None,
-                );
+                blend(target, &drawn.mask, x + drawn.dx, y + drawn.dy, color);
             }
-            pen += font.advance(c) as f32 * unit;
+            pen += advance as f32 * unit;
+        }
+    }
+}
+
+/// `value / 255`, rounded to nearest, for `value` ≤ 255 × 255.
+fn div255(value: u32) -> u32 {
+    let value = value + 128;
+    (value + (value >> 8)) >> 8
+}
+
+/// Paints `color` through `mask` (its coverage) onto `target` with the mask's top-left pixel
+/// at (`left`, `top`): source-over in integer arithmetic on the premultiplied pixels, clipped
+/// to the target.
+pub(crate) fn blend(target: &mut Pixmap, mask: &Mask, left: i32, top: i32, color: Rgb) {
+    let (target_width, target_height) = (target.width() as i32, target.height() as i32);
+    let (mask_width, mask_height) = (mask.width() as i32, mask.height() as i32);
+    let (x0, x1) = (left.max(0), (left + mask_width).min(target_width));
+    let (y0, y1) = (top.max(0), (top + mask_height).min(target_height));
+    if x0 >= x1 || y0 >= y1 {
+        return;
+    }
+    let span = (x1 - x0) as usize;
+    let source = [color[0], color[1], color[2], 255].map(u32::from);
+    let coverage = mask.data();
+    let pixels = target.data_mut();
+    for y in y0..y1 {
+        let from = ((y - top) * mask_width + (x0 - left)) as usize;
+        let to = (y * target_width + x0) as usize * 4;
+        let (Some(row), Some(out)) = (
+            coverage.get(from..from + span),
+            pixels.get_mut(to..to + span * 4),
+        ) else {
+            return;
+        };
+        for (&alpha, pixel) in row.iter().zip(out.chunks_exact_mut(4)) {
+            if alpha == 0 {
+                continue;
+            }
+            let alpha = u32::from(alpha);
+            let keep = 255 - alpha;
+            for (channel, source) in pixel.iter_mut().zip(source) {
+                *channel = div255(source * alpha + u32::from(*channel) * keep) as u8;
+            }
         }
     }
 }
@@ -187,16 +234,21 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
     let scale = fit_scale(picture, scale);
     let width = (picture.width as f32 * scale).floor().max(1.0) as u32;
     let height = (picture.height as f32 * scale).floor().max(1.0) as u32;
-    let mut pixmap = Pixmap::new(width, height).ok_or(Error::TooLarge { width, height })?;
     let colors = palette(picture.theme);
+    let [r, g, b] = colors.background;
+    // The background written once (not zeroed, then filled).
+    let mut pixmap = tiny_skia::IntSize::from_wh(width, height)
+        .and_then(|size| {
+            let pixels = size.width() as usize * size.height() as usize;
+            Pixmap::from_vec([r, g, b, 255].repeat(pixels), size)
+        })
+        .ok_or(Error::TooLarge { width, height })?;
     let t = Transform::from_scale(scale, scale);
     let mut glyphs = Glyphs {
         scale,
-        paint: paint(colors.text),
-        cache: std::collections::BTreeMap::new(),
+        color: colors.text,
+        cache: BTreeMap::new(),
     };
-    let [r, g, b] = colors.background;
-    pixmap.fill(Color::from_rgba8(r, g, b, 255));
     let thin = Stroke {
         width: 1.0,
         ..Stroke::default()
@@ -335,28 +387,93 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
     encode(&pixmap)
 }
 
-/// PNG bytes of an opaque pixmap: RGB (the background is opaque, so premultiplied colours
-/// are the plain ones), fast deflate, the `Sub` filter (pictures are mostly flat runs).
+/// The length of the IDAT chunks the compressed pixels are split into (PNG allows at most
+/// 2³¹ − 1 bytes a chunk).
+const IDAT_CHUNK: usize = 1 << 30;
+
+/// PNG bytes of an opaque pixmap: 8-bit RGB (the background is opaque, so premultiplied
+/// colours are the plain ones), every row `Sub`-filtered (pictures are mostly flat runs, which
+/// become runs of zeros) and compressed with `fdeflate` (the fast zero-run compressor the
+/// `png` crate uses for its fastest level), in one pass over the pixels.
 fn encode(pixmap: &Pixmap) -> Result<Vec<u8>, Error> {
-    let rgb: Vec<u8> = pixmap
-        .data()
-        .chunks_exact(4)
-        .flat_map(|p| [p[0], p[1], p[2]])
-        .collect();
-    let mut out = Vec::with_capacity(rgb.len() / 16);
-    {
-        let mut encoder = ::png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
-        encoder.set_color(::png::ColorType::Rgb);
-        encoder.set_depth(::png::BitDepth::Eight);
-        encoder.set_compression(::png::Compression::Fast);
-        encoder.set_filter(::png::FilterType::Sub);
-        encoder.set_adaptive_filter(::png::AdaptiveFilterType::NonAdaptive);
-        let mut writer = encoder
-            .write_header()
-            .map_err(|error| Error::Png(error.to_string()))?;
-        writer
-            .write_image_data(&rgb)
-            .map_err(|error| Error::Png(error.to_string()))?;
+    let png_error = |error: std::io::Error| Error::Png(error.to_string());
+    let (width, height) = (pixmap.width(), pixmap.height());
+    let mut filtered = vec![0u8; width as usize * 3 + 1];
+    // Filter type 1, `Sub`: each byte minus the same channel of the pixel on its left.
+    filtered[0] = 1;
+    let mut zlib =
+        fdeflate::Compressor::new(Vec::with_capacity(filtered.len() * 8)).map_err(png_error)?;
+    for row in pixmap.data().chunks_exact(width as usize * 4) {
+        sub_filter(row, &mut filtered[1..]);
+        zlib.write_data(&filtered).map_err(png_error)?;
     }
+    let data = zlib.finish().map_err(png_error)?;
+    let mut header = Vec::with_capacity(13);
+    header.extend_from_slice(&width.to_be_bytes());
+    header.extend_from_slice(&height.to_be_bytes());
+    // 8 bits per channel, colour type 2 (RGB), deflate, adaptive filtering, no interlace.
+    header.extend_from_slice(&[8, 2, 0, 0, 0]);
+    let mut out = Vec::with_capacity(data.len() + 64);
+    out.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+    chunk(&mut out, b"IHDR", &header);
+    for part in data.chunks(IDAT_CHUNK) {
+        chunk(&mut out, b"IDAT", part);
+    }
+    chunk(&mut out, b"IEND", &[]);
     Ok(out)
+}
+
+/// The bytes of `a` minus those of `b`, each wrapping on its own (four lanes in a `u32`).
+fn sub_bytes(a: u32, b: u32) -> u32 {
+    const HIGH: u32 = 0x8080_8080;
+    ((a | HIGH) - (b & !HIGH)) ^ ((a ^ !b) & HIGH)
+}
+
+/// One row of RGBA pixels as the RGB bytes of the `Sub` filter: each channel minus the same
+/// channel of the pixel on its left (zero left of the first). Four pixels (twelve bytes) at
+/// a time as `u32` lanes: this loop runs over every pixel of the picture.
+pub(crate) fn sub_filter(row: &[u8], out: &mut [u8]) {
+    let pixel = |bytes: &[u8]| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    let mut left = 0u32;
+    let mut quads = row.chunks_exact(16);
+    let mut outs = out.chunks_exact_mut(12);
+    for (quad, out) in (&mut quads).zip(&mut outs) {
+        let (p0, p1, p2, p3) = (
+            pixel(&quad[0..4]),
+            pixel(&quad[4..8]),
+            pixel(&quad[8..12]),
+            pixel(&quad[12..16]),
+        );
+        let (d0, d1, d2, d3) = (
+            sub_bytes(p0, left),
+            sub_bytes(p1, p0),
+            sub_bytes(p2, p1),
+            sub_bytes(p3, p2),
+        );
+        left = p3;
+        // Drop each alpha byte: RGB of d0, d1, d2, d3 packed into three words.
+        out[0..4].copy_from_slice(&(d0 & 0x00FF_FFFF | d1 << 24).to_le_bytes());
+        out[4..8].copy_from_slice(&((d1 >> 8) & 0xFFFF | d2 << 16).to_le_bytes());
+        out[8..12].copy_from_slice(&((d2 >> 16) & 0xFF | d3 << 8).to_le_bytes());
+    }
+    for (bytes, out) in quads
+        .remainder()
+        .chunks_exact(4)
+        .zip(outs.into_remainder().chunks_exact_mut(3))
+    {
+        let p = pixel(bytes);
+        out.copy_from_slice(&sub_bytes(p, left).to_le_bytes()[..3]);
+        left = p;
+    }
+}
+
+/// Appends one PNG chunk: length, type, data, CRC-32 of type and data.
+fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+    // At most IDAT_CHUNK bytes, so the length fits.
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    let start = out.len();
+    out.extend_from_slice(kind);
+    out.extend_from_slice(data);
+    let crc = crc32fast::hash(&out[start..]);
+    out.extend_from_slice(&crc.to_be_bytes());
 }

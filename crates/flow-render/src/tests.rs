@@ -218,6 +218,69 @@ fn pictures_are_valid_png_of_the_advertised_size() {
     assert!(u64::from(w) * u64::from(h) <= crate::MAX_PIXELS, "{w}x{h}");
 }
 
+/// The PNG decoded by the `png` crate: (width, height, RGB bytes).
+fn decode_png(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    let mut reader = png::Decoder::new(bytes).read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!(
+        (info.color_type, info.bit_depth),
+        (png::ColorType::Rgb, png::BitDepth::Eight)
+    );
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+#[test]
+fn pngs_decode_to_the_picture_in_its_theme_colours() {
+    let flows = vec![example()];
+    for theme in [Theme::Light, Theme::Dark] {
+        let picture = picture_of(&flows, Direction::TD, theme);
+        let colors = crate::style::palette(theme);
+        for scale in [1.0f32, 2.0] {
+            let (width, height, pixels) = decode_png(&picture.to_png(scale).unwrap());
+            assert_eq!((width, height), picture.png_size(scale));
+            assert_eq!(pixels.len(), width as usize * height as usize * 3);
+            // The corners are background; the text colour is there (glyphs are blended in
+            // with their coverage, so the cores of the strokes have it exactly).
+            assert_eq!(pixels[..3], colors.background);
+            assert_eq!(pixels[pixels.len() - 3..], colors.background);
+            let text = pixels
+                .chunks_exact(3)
+                .filter(|p| *p == colors.text.as_slice())
+                .count();
+            assert!(text > 1000, "{theme:?} {scale}: {text} text pixels");
+        }
+        // The same picture gives the same bytes.
+        assert_eq!(picture.to_png(1.0).unwrap(), picture.to_png(1.0).unwrap());
+    }
+}
+
+#[test]
+fn glyph_blending_clips_to_the_pixmap_and_keeps_full_coverage_exact() {
+    let mut pixmap = tiny_skia::Pixmap::new(4, 3).unwrap();
+    pixmap.fill(tiny_skia::Color::from_rgba8(200, 100, 0, 255));
+    let mut mask = tiny_skia::Mask::new(3, 3).unwrap();
+    mask.data_mut()
+        .copy_from_slice(&[255, 128, 0, 255, 128, 0, 255, 128, 0]);
+    // Hanging over the left and bottom edges: only the in-bounds part is painted.
+    crate::png::blend(&mut pixmap, &mask, -1, 1, [0, 0, 255]);
+    let px = |pixmap: &tiny_skia::Pixmap, x: usize, y: usize| {
+        pixmap.data()[(y * 4 + x) * 4..][..4].to_vec()
+    };
+    assert_eq!(px(&pixmap, 0, 0), [200, 100, 0, 255]);
+    // Column 0 gets the mask's column 1 (coverage 128), column 1 its column 2 (none).
+    assert_eq!(px(&pixmap, 0, 1), [100, 50, 128, 255]);
+    assert_eq!(px(&pixmap, 1, 1), [200, 100, 0, 255]);
+    // Entirely outside: nothing happens.
+    crate::png::blend(&mut pixmap, &mask, 4, 0, [0, 0, 0]);
+    crate::png::blend(&mut pixmap, &mask, -3, -3, [0, 0, 0]);
+    assert_eq!(px(&pixmap, 3, 0), [200, 100, 0, 255]);
+    // Full coverage gives the colour itself.
+    crate::png::blend(&mut pixmap, &mask, 2, 0, [1, 2, 3]);
+    assert_eq!(px(&pixmap, 2, 0), [1, 2, 3, 255]);
+}
+
 #[test]
 fn golden_svgs() {
     let cases: [(&str, Vec<Value>, Direction, Theme); 3] = [
@@ -405,6 +468,25 @@ proptest! {
         rng_seed: prop::test_runner::RngSeed::Fixed(0x5ee_f10e),
         ..ProptestConfig::default()
     })]
+
+    #[test]
+    fn the_png_row_filter_is_the_byte_wise_sub_filter(
+        row in prop::collection::vec(any::<u8>(), 0..160).prop_map(|mut row| {
+            row.truncate(row.len() / 4 * 4);
+            row
+        }),
+    ) {
+        let mut expected = Vec::new();
+        for (i, pixel) in row.chunks_exact(4).enumerate() {
+            for channel in 0..3 {
+                let left = if i == 0 { 0 } else { row[(i - 1) * 4 + channel] };
+                expected.push(pixel[channel].wrapping_sub(left));
+            }
+        }
+        let mut out = vec![0xAA; row.len() / 4 * 3];
+        crate::png::sub_filter(&row, &mut out);
+        prop_assert_eq!(out, expected);
+    }
 
     #[test]
     fn generated_flows_keep_the_geometry_promises(
