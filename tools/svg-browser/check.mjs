@@ -24,6 +24,14 @@ import { chromium } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { LEVEL, LIMITS, TILE, compare, failures } from './compare.mjs';
 
+// Anything that stops the check from running (a binary that fails, no Chromium) exits 2.
+for (const event of ['uncaughtException', 'unhandledRejection']) {
+  process.on(event, (error) => {
+    console.error(`svg-browser: could not run: ${error?.stack ?? error}`);
+    process.exit(2);
+  });
+}
+
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const option = (name) => {
   const at = process.argv.indexOf(name);
@@ -103,8 +111,9 @@ const browser = await chromium.launch({
 });
 
 /**
- * Screenshots `svgPath` in Chromium at `scale` and compares it with the PNG at `pngPath`.
- * Returns `{ problems: [...], figures, fonts, size }`; no problem means the pictures match.
+ * Screenshots `svgPath` in Chromium at the scale our PNG of that size is drawn at and compares
+ * it with the PNG at `pngPath`. Returns `{ problems: [...], figures, fonts, size, scale }`; no
+ * problem means the pictures match.
  */
 async function check(svgPath, pngPath, shotPath) {
   const svg = readFileSync(svgPath, 'utf8');
