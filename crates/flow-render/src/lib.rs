@@ -63,7 +63,10 @@
 //! the licence asks of a modified font with reserved names) made by `fonts/make-subset.sh`.
 //! It covers Latin (with Latin-1 and Extended-A), Greek, basic Cyrillic and common
 //! punctuation. Liberation Sans has Arial's advance widths, so the SVG's font stack names it,
-//! `Arimo` and `Arial` after `FlowSans`: a browser draws the SVG with the same widths.
+//! `Arimo` and `Arial` after `FlowSans`: a browser draws the SVG with the same widths. Text is
+//! placed by advance widths alone, so the SVG turns kerning off (`font-kerning: none`) and the
+//! PNG centres each line on its exact advance, as `text-anchor="middle"` does (CI compares the
+//! SVG in headless Chromium with the PNG, `.ci/parts/render-browser.sh`).
 //! A character outside the font (an emoji, CJK, Arabic…) is drawn as [`FALLBACK_CHAR`] (□),
 //! one per character; joiners, variation selectors, skin-tone modifiers and tags are dropped
 //! (so 👍🏽 is one □), control characters are dropped and white space collapses to one space.

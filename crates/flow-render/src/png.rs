@@ -117,19 +117,18 @@ impl Glyphs {
             .as_ref()
     }
 
-    /// Draws one line of text centred on `center` (picture units).
+    /// Draws one line of text from `start` (picture units).
     fn line(
         &mut self,
         target: &mut Pixmap,
         font: &Font,
         text: &str,
-        center: i64,
+        start: f32,
         baseline: i64,
         size: i64,
     ) {
-        let width = font.width(text, size);
         let unit = size as f32 / font.units_per_em as f32;
-        let mut pen = (center - width / 2) as f32;
+        let mut pen = start;
         let y = (baseline as f32 * self.scale).round() as i32;
         let color = self.color;
         for c in text.chars() {
@@ -186,6 +185,13 @@ pub(crate) fn blend(target: &mut Pixmap, mask: &Mask, left: i32, top: i32, color
             }
         }
     }
+}
+
+/// Where a line of text centred on `center` starts: half its exact advance to the left, as
+/// the SVG's `text-anchor="middle"` puts it (not half its width rounded up to whole pixels).
+fn centred(font: &Font, text: &str, center: i64, size: i64) -> f32 {
+    let units: i64 = text.chars().map(|c| font.advance(c)).sum();
+    center as f32 - (units * size) as f32 / (2 * font.units_per_em) as f32
 }
 
 fn polygon_path(points: &[(i64, i64)]) -> Option<tiny_skia::Path> {
@@ -272,12 +278,11 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             pixmap.stroke_path(&path, &paint(colors.cluster_stroke), &thin, t, None);
         }
         let baseline = baselines(font, rect.y + 3, LABEL_LINE, 1, LABEL_LINE, LABEL_FONT)[0];
-        let width = font.width(&cluster.title, LABEL_FONT);
         glyphs.line(
             &mut pixmap,
             font,
             &cluster.title,
-            rect.x + 8 + width / 2,
+            (rect.x + 8) as f32,
             baseline,
             LABEL_FONT,
         );
@@ -332,7 +337,7 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
                 &mut pixmap,
                 font,
                 line,
-                rect.x + rect.width / 2,
+                centred(font, line, rect.x + rect.width / 2, LABEL_FONT),
                 baseline,
                 LABEL_FONT,
             );
@@ -378,7 +383,7 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
                 &mut pixmap,
                 font,
                 line,
-                rect.x + rect.width / 2,
+                centred(font, line, rect.x + rect.width / 2, NODE_FONT),
                 baseline,
                 NODE_FONT,
             );

@@ -41,9 +41,11 @@ pub(crate) fn write_svg(font: &Font, picture: &Picture) -> String {
     let colors = palette(picture.theme);
     let mut out = String::with_capacity(512 + 400 * (picture.nodes.len() + picture.edges.len()));
     let (w, h) = (picture.width, picture.height);
+    // No kerning: text is measured and the PNG drawn from the advance widths alone, and a
+    // browser kerns by default (Liberation Sans has a `kern` feature), which would move glyphs.
     let _ = writeln!(
         out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"{FONT_FAMILY}\">"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"{FONT_FAMILY}\" style=\"font-kerning:none\">"
     );
     let _ = writeln!(
         out,

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# flow-render (issue 14): the SVG renders in a browser as our own PNG shows it. For nine pictures
+# (the example flow, loops, subflows, every step kind, hostile labels; both themes, all four
+# directions) `botmesh-mcp render` writes the SVG and the PNG; Debian's headless Chromium takes a
+# screenshot of the SVG at the PNG's scale, which must be the PNG's size with nearly the same
+# pixels, its text drawn with Liberation Sans (tools/svg-browser/check.mjs, metric and limits in
+# compare.mjs). Deliberately wrong pictures must fail the same comparison (the self-check).
+# Installs Debian's chromium and fonts-liberation2 (the font the SVG names, from which our
+# embedded font is cut) with apt-get when missing; playwright-core drives /usr/bin/chromium and
+# downloads no browser. Prints the figures per picture.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+command -v node >/dev/null || { echo "render-browser.sh: node is not installed" >&2; exit 1; }
+sudo=()
+[ "$(id -u)" = 0 ] || sudo=(sudo)
+if [ ! -x /usr/bin/chromium ] || ! dpkg -s fonts-liberation2 >/dev/null 2>&1; then
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+    chromium fonts-liberation2 >/dev/null
+fi
+/usr/bin/chromium --version 2>/dev/null
+echo "Liberation Sans is $(fc-match -f '%{file}' 'Liberation Sans')"
+
+binary=target/release/botmesh-mcp
+[ -x "$binary" ] || cargo build --release --locked -p botmesh-mcp-cli
+
+cd tools/svg-browser
+PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
+node check.mjs --binary "../../$binary"
