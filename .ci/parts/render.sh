@@ -17,8 +17,9 @@ if [ "$size" -gt "$limit" ]; then
 fi
 
 # Against the anchor: dagre (Mermaid's layout engine) on the same graphs, same sizes: the 31
-# analyzer fixtures and 400 generated flows. Floors: fewer crossings in total, no overlap, and
-# ours no worse on at least 75 % of graphs (measured 79.8 %, total 1057 against 1498; issue 14 asks for 90 %).
+# analyzer fixtures and 400 generated flows. Floors (issue 14): fewer crossings in total, no
+# overlap and no edge through a node, and ours no worse on at least 90 % of graphs (measured
+# 98.8 %, total 467 against 1498; the output is deterministic, so the margin is not noise).
 graphs="$(mktemp -d)/graphs.json"
 cargo run --release --locked -q -p botmesh-flow-render --example harness -- "$graphs" 400
-(cd tools/render-compare && npm ci --no-audit --no-fund --silent && node compare.mjs "$graphs" --floor 75)
+(cd tools/render-compare && npm ci --no-audit --no-fund --silent && node compare.mjs "$graphs" --floor 90)

@@ -62,7 +62,7 @@ const LOOP_WIDTH: i64 = 18;
 pub(crate) const ARROW: i64 = 8;
 /// Margin around the picture.
 const MARGIN: i64 = 16;
-/// Sweeps of crossing reduction.
+/// Most sweeps of crossing reduction from one start.
 const ORDER_ROUNDS: usize = 24;
 /// Sweeps of coordinate assignment.
 const PLACE_ROUNDS: usize = 8;
@@ -88,6 +88,8 @@ struct Item {
     /// Extent along the layers.
     height: i64,
     /// The cluster (flow) it is kept with.
+    flow: usize,
+    /// The place of its cluster, left to right (the same in every layer).
     group: usize,
     /// A real node (index in `nodes`), else an edge point.
     node: Option<usize>,
@@ -212,6 +214,7 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Pictu
             left: w / 2,
             right: w - w / 2,
             height: h,
+            flow: node.flow,
             group: node.flow,
             node: Some(n),
             x: 0,
@@ -249,6 +252,7 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Pictu
                 left: DUMMY_HALF,
                 right: DUMMY_HALF,
                 height: 0,
+                flow: group,
                 group,
                 node: None,
                 x: 0,
@@ -290,13 +294,7 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Pictu
         }
     }
     let mut order: Vec<Vec<usize>> = vec![Vec::new(); layers];
-    for (i, item) in items.iter().enumerate() {
-        order[item.layer].push(i);
-    }
-    for row in &mut order {
-        row.sort_by_key(|&i| items[i].group);
-    }
-    let crossings = reduce_crossings(&items, &up, &down, &mut order);
+    let crossings = reduce_crossings(&mut items, &up, &down, graph.flows.len(), &mut order);
 
     // 5. Coordinates across the layers.
     place(&mut items, &up, &down, &order);
@@ -437,7 +435,7 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Pictu
     if several {
         for g in 0..graph.flows.len() {
             let mut bounds: Option<(i64, i64, i64, i64)> = None;
-            for item in items.iter().filter(|item| item.group == g) {
+            for item in items.iter().filter(|item| item.flow == g) {
                 let top = band_top[item.layer];
                 let bottom = top + band_height[item.layer];
                 let (x0, x1) = (item.x - item.left, item.x + item.right);
@@ -748,12 +746,14 @@ fn assign_layers(
     layer
 }
 
-/// Crossings between two adjacent layers, from the positions of each edge's ends.
-fn count_between(pairs: &mut [(usize, usize)]) -> usize {
+/// Crossings between two adjacent layers, from the positions of each edge's ends; `tree` is
+/// scratch space.
+fn count_between(pairs: &mut [(usize, usize)], tree: &mut Vec<usize>) -> usize {
     pairs.sort_unstable();
     // Inversions of the lower ends, counted with a Fenwick tree.
     let size = pairs.iter().map(|p| p.1).max().map_or(0, |m| m + 1);
-    let mut tree = vec![0usize; size + 1];
+    tree.clear();
+    tree.resize(size + 1, 0);
     let mut crossings = 0;
     for (seen, &(_, b)) in pairs.iter().enumerate() {
         // Earlier edges whose lower end is at most b do not cross this one.
@@ -773,9 +773,11 @@ fn count_between(pairs: &mut [(usize, usize)]) -> usize {
     crossings
 }
 
+/// All crossings of an order.
 fn total_crossings(down: &[Vec<(usize, i64)>], order: &[Vec<usize>], position: &[usize]) -> usize {
     let mut total = 0;
     let mut pairs = Vec::new();
+    let mut tree = Vec::new();
     for row in order {
         pairs.clear();
         for &a in row {
@@ -783,7 +785,7 @@ fn total_crossings(down: &[Vec<(usize, i64)>], order: &[Vec<usize>], position: &
                 pairs.push((position[a], position[b]));
             }
         }
-        total += count_between(&mut pairs);
+        total += count_between(&mut pairs, &mut tree);
     }
     total
 }
@@ -796,58 +798,286 @@ fn positions(order: &[Vec<usize>], position: &mut [usize]) {
     }
 }
 
-/// Barycenter sweeps down and up with adjacent transpositions; keeps the best order seen and
-/// returns its crossings. Items stay grouped by cluster in every layer.
+/// How an order of the layers begins, before sweeps improve it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// Document order (items in the order they were made).
+    Document,
+    /// The order in which a depth-first search reaches the items: from the top layer down or
+    /// from the bottom up, roots and children in document order or in reverse, the result
+    /// mirrored or not.
+    Search {
+        upward: bool,
+        roots_backward: bool,
+        children_backward: bool,
+        mirror: bool,
+    },
+}
+
+/// Shorthand for a [`Start::Search`].
+const fn search(
+    upward: bool,
+    roots_backward: bool,
+    children_backward: bool,
+    mirror: bool,
+) -> Start {
+    Start::Search {
+        upward,
+        roots_backward,
+        children_backward,
+        mirror,
+    }
+}
+
+/// The starts of crossing reduction, in the order they are tried: every graph gets the first
+/// [`LARGE_STARTS`], a graph of at most [`SMALL_GRAPH`] items all of them. Chosen by measurement
+/// on the comparison harness (`tools/render-compare`): each one, added in this order, lowered
+/// the total of crossings.
+const STARTS: [Start; 10] = [
+    Start::Document,
+    search(false, false, false, false),
+    search(true, false, false, false),
+    search(false, true, true, false),
+    search(true, true, true, false),
+    search(true, false, false, true),
+    search(false, true, false, false),
+    search(false, false, false, true),
+    search(true, true, true, true),
+    search(false, false, true, false),
+];
+/// Starts tried on a graph of more than [`SMALL_GRAPH`] items.
+const LARGE_STARTS: usize = 5;
+/// The most items (nodes, edge points, labels) of a graph that gets every start (a few
+/// milliseconds at most).
+const SMALL_GRAPH: usize = 1000;
+/// Rounds without improvement after which a start stops.
+const PATIENCE: usize = 4;
+
+/// The first order of a start: items appended to their layer in document order or in the
+/// order a depth-first search first reaches them (possibly mirrored), then grouped by
+/// cluster (stable, so each cluster keeps that order).
+fn initial_order(
+    start: Start,
+    items: &[Item],
+    up: &[Vec<(usize, i64)>],
+    down: &[Vec<(usize, i64)>],
+    layers: usize,
+) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); layers];
+    let mirror = match start {
+        Start::Document => {
+            for (i, item) in items.iter().enumerate() {
+                out[item.layer].push(i);
+            }
+            false
+        }
+        Start::Search {
+            upward,
+            roots_backward,
+            children_backward,
+            mirror,
+        } => {
+            let mut roots: Vec<usize> = (0..items.len()).collect();
+            if roots_backward {
+                roots.reverse();
+            }
+            // Stable: within a layer, roots keep the order chosen above.
+            if upward {
+                roots.sort_by_key(|&i| std::cmp::Reverse(items[i].layer));
+            } else {
+                roots.sort_by_key(|&i| items[i].layer);
+            }
+            let next = if upward { up } else { down };
+            let mut seen = vec![false; items.len()];
+            let mut stack: Vec<usize> = Vec::new();
+            for root in roots {
+                stack.push(root);
+                while let Some(i) = stack.pop() {
+                    if seen[i] {
+                        continue;
+                    }
+                    seen[i] = true;
+                    out[items[i].layer].push(i);
+                    // Pushed so the first child to visit is popped first.
+                    let children = next[i].iter().map(|&(j, _)| j).filter(|&j| !seen[j]);
+                    if children_backward {
+                        stack.extend(children);
+                    } else {
+                        let from = stack.len();
+                        stack.extend(children);
+                        stack[from..].reverse();
+                    }
+                }
+            }
+            mirror
+        }
+    };
+    for row in &mut out {
+        if mirror {
+            row.reverse();
+        }
+        row.sort_by_key(|&i| items[i].group);
+    }
+    out
+}
+
+/// Orders of the clusters to try, each a list of flows left to right: for three or four
+/// clusters every order up to mirroring (a mirrored order gives mirrored layouts), else
+/// document order.
+fn cluster_orders(clusters: usize) -> Vec<Vec<usize>> {
+    let mut current: Vec<usize> = (0..clusters).collect();
+    if !(3..=4).contains(&clusters) {
+        return vec![current];
+    }
+    let mut out = Vec::new();
+    // Permutations in lexicographic order, document order first.
+    loop {
+        if current[0] < current[clusters - 1] {
+            out.push(current.clone());
+        }
+        let Some(i) = (0..clusters - 1)
+            .rev()
+            .find(|&i| current[i] < current[i + 1])
+        else {
+            break;
+        };
+        let j = (i + 1..clusters)
+            .rev()
+            .find(|&j| current[j] > current[i])
+            .unwrap_or(i + 1);
+        current.swap(i, j);
+        current[i + 1..].reverse();
+    }
+    out
+}
+
+/// Crossing reduction: sweeps with transposition and sifting from the first start in each
+/// cluster order, then from the other starts (see [`STARTS`]) in the best cluster order; keeps
+/// the order with the fewest crossings (the first found on a tie), writes it to `order` (and
+/// each item's cluster place to `group`) and returns its crossings.
 fn reduce_crossings(
+    items: &mut [Item],
+    up: &[Vec<(usize, i64)>],
+    down: &[Vec<(usize, i64)>],
+    clusters: usize,
+    order: &mut [Vec<usize>],
+) -> usize {
+    let starts = if items.len() <= SMALL_GRAPH {
+        &STARTS[..]
+    } else {
+        &STARTS[..LARGE_STARTS]
+    };
+    let mut position = vec![0usize; items.len()];
+    let mut best: Option<(usize, Vec<Vec<usize>>, Vec<usize>)> = None;
+    let mut attempt = |items: &mut [Item], start: Start, place: &[usize]| {
+        for item in items.iter_mut() {
+            item.group = place[item.flow];
+        }
+        let mut candidate = initial_order(start, items, up, down, order.len());
+        let crossings = improve(items, up, down, &mut candidate, &mut position);
+        if best.as_ref().is_none_or(|b| crossings < b.0) {
+            best = Some((crossings, candidate, place.to_vec()));
+        }
+        crossings
+    };
+    // The first start in every cluster order, then the other starts in the best one.
+    let mut place = vec![0usize; clusters];
+    let mut best_place = place.clone();
+    let mut fewest = usize::MAX;
+    for flows in cluster_orders(clusters) {
+        for (g, &f) in flows.iter().enumerate() {
+            place[f] = g;
+        }
+        let crossings = attempt(items, starts[0], &place);
+        if crossings < fewest {
+            fewest = crossings;
+            best_place.clone_from(&place);
+        }
+        if fewest == 0 {
+            break;
+        }
+    }
+    for &start in &starts[1..] {
+        if fewest == 0 {
+            break;
+        }
+        fewest = fewest.min(attempt(items, start, &best_place));
+    }
+    let Some((crossings, best_order, place)) = best else {
+        return 0;
+    };
+    for item in items.iter_mut() {
+        item.group = place[item.flow];
+    }
+    order.clone_from_slice(&best_order);
+    crossings
+}
+
+/// Barycenter sweeps, alternately down and up, each followed by transposition and sifting,
+/// until [`PATIENCE`] rounds in a row bring no improvement (at most [`ORDER_ROUNDS`]). Ties keep
+/// the current order, or reverse it every other pair of sweeps (so equal items are tried both
+/// ways round). Leaves the best order seen in `order` and returns its crossings.
+fn improve(
     items: &[Item],
     up: &[Vec<(usize, i64)>],
     down: &[Vec<(usize, i64)>],
     order: &mut [Vec<usize>],
+    position: &mut [usize],
 ) -> usize {
-    let mut position = vec![0usize; items.len()];
-    positions(order, &mut position);
-    let mut best = total_crossings(down, order, &position);
+    positions(order, position);
+    transpose(items, up, down, order, position);
+    sift(items, up, down, order, position);
+    let mut best = total_crossings(down, order, position);
     let mut best_order = order.to_vec();
+    let mut stale = 0;
+    let mut keyed: Vec<(usize, i64, usize, usize)> = Vec::new();
     for round in 0..ORDER_ROUNDS {
-        if best == 0 {
+        if best == 0 || stale >= PATIENCE {
             break;
         }
         let downward = round % 2 == 0;
+        let reverse_ties = (round / 2) % 2 == 1;
         let layers: Vec<usize> = if downward {
             (1..order.len()).collect()
         } else {
             (0..order.len().saturating_sub(1)).rev().collect()
         };
+        let neighbours = if downward { up } else { down };
         for l in layers {
-            let neighbours = if downward { up } else { down };
-            let mut keyed: Vec<(usize, i64, usize, usize)> = order[l]
-                .iter()
-                .map(|&i| {
-                    let list = &neighbours[i];
-                    // Barycenter in 1/1024 positions; an item without neighbours keeps its place.
-                    let bary = if list.is_empty() {
-                        position[i] as i64 * 1024
-                    } else {
-                        list.iter()
-                            .map(|&(j, _)| position[j] as i64 * 1024)
-                            .sum::<i64>()
-                            / list.len() as i64
-                    };
-                    (items[i].group, bary, position[i], i)
-                })
-                .collect();
+            keyed.clear();
+            keyed.extend(order[l].iter().map(|&i| {
+                let list = &neighbours[i];
+                // Barycenter in 1/1024 positions; an item without neighbours keeps its place.
+                let key = if list.is_empty() {
+                    position[i] as i64 * 1024
+                } else {
+                    list.iter()
+                        .map(|&(j, _)| position[j] as i64 * 1024)
+                        .sum::<i64>()
+                        / list.len() as i64
+                };
+                let tie = if reverse_ties {
+                    usize::MAX - position[i]
+                } else {
+                    position[i]
+                };
+                (items[i].group, key, tie, i)
+            }));
             keyed.sort_unstable();
-            order[l] = keyed.into_iter().map(|k| k.3).collect();
-            for (p, &i) in order[l].iter().enumerate() {
-                position[i] = p;
+            for (p, k) in keyed.iter().enumerate() {
+                order[l][p] = k.3;
+                position[k.3] = p;
             }
         }
-        transpose(items, up, down, order, &mut position);
-        sift(items, up, down, order, &mut position);
-        let crossings = total_crossings(down, order, &position);
+        transpose(items, up, down, order, position);
+        sift(items, up, down, order, position);
+        let crossings = total_crossings(down, order, position);
         if crossings < best {
             best = crossings;
-            best_order = order.to_vec();
+            best_order.clone_from_slice(order);
+            stale = 0;
+        } else {
+            stale += 1;
         }
     }
     order.clone_from_slice(&best_order);
@@ -1084,7 +1314,7 @@ fn pool(row: &[&Item], targets: &[(i64, i64)]) -> Vec<i64> {
 }
 
 /// Moves whole clusters apart across the layers, so their boxes (title included) never
-/// overlap; clusters keep their left-to-right order, which every layer shares.
+/// overlap; clusters keep their left-to-right order (`group`), which every layer shares.
 fn separate_clusters(
     font: &Font,
     items: &mut [Item],
@@ -1093,7 +1323,9 @@ fn separate_clusters(
     horizontal: bool,
 ) {
     let mut extent: Vec<Option<(i64, i64)>> = vec![None; groups];
+    let mut flow_at = vec![0usize; groups];
     for item in items.iter() {
+        flow_at[item.group] = item.flow;
         let (a, b) = (item.x - item.left, item.x + item.right);
         let e = &mut extent[item.group];
         *e = Some(e.map_or((a, b), |(x0, x1)| (x0.min(a), x1.max(b))));
@@ -1106,7 +1338,7 @@ fn separate_clusters(
         };
         if !horizontal {
             // Across the layers is the cluster's width: room for its title.
-            x1 = x1.max(x0 + font.width(&titles[g], LABEL_FONT));
+            x1 = x1.max(x0 + font.width(&titles[flow_at[g]], LABEL_FONT));
         }
         let delta = reach.map_or(0, |r| r + CLUSTER_GAP - x0);
         shift[g] = delta;
@@ -1118,7 +1350,7 @@ fn separate_clusters(
 }
 
 #[cfg(test)]
-mod sift_tests {
+mod order_tests {
     use super::*;
 
     fn item(layer: usize) -> Item {
@@ -1127,10 +1359,24 @@ mod sift_tests {
             left: 1,
             right: 1,
             height: 1,
+            flow: 0,
             group: 0,
             node: None,
             x: 0,
         }
+    }
+
+    #[test]
+    fn cluster_orders_are_every_order_up_to_mirroring_document_order_first() {
+        assert_eq!(cluster_orders(2), vec![vec![0, 1]]);
+        assert_eq!(
+            cluster_orders(3),
+            vec![vec![0, 1, 2], vec![0, 2, 1], vec![1, 0, 2]]
+        );
+        let four = cluster_orders(4);
+        assert_eq!(four.len(), 12);
+        assert_eq!(four[0], vec![0, 1, 2, 3]);
+        assert_eq!(cluster_orders(5), vec![vec![0, 1, 2, 3, 4]]);
     }
 
     #[test]

@@ -35,8 +35,13 @@
 //! 2. **Layers.** Longest path, every edge two layers long; sources are pulled down next to
 //!    their successors. Nodes sit on even layers; odd layers hold only the points an edge
 //!    passes through and the edge labels, so a label is laid out like a box of its own.
-//! 3. **Order.** Barycenter sweeps down and up with adjacent transpositions, eight rounds,
-//!    keeping the order with the fewest crossings.
+//! 3. **Order.** Several starts: document order and the orders in which depth-first
+//!    searches reach the items (from the top and from the bottom, in document order or in
+//!    reverse, mirrored or not): ten for a graph of up to 1000 items (nodes, edge points,
+//!    labels), five above. From each, barycenter sweeps down and up (ties broken one way,
+//!    then the other), each followed by adjacent transpositions and sifting, until four rounds
+//!    bring no improvement. The order with the fewest crossings, counted exactly, wins; on a
+//!    tie, the first start's.
 //! 4. **Coordinates.** Each layer in turn is placed as close as its order allows to the
 //!    weighted mean of its neighbours (a weighted isotonic regression, solved exactly by
 //!    pooling adjacent violators), sweeping down and up; edge points weigh most, so long edges
@@ -46,7 +51,9 @@
 //!    through a node; the ends of edges on one side of a node are spread along it.
 //!    Self-loops are drawn beside their node, in room reserved for them.
 //! 6. **Clusters.** With several flows, each flow is a cluster: its items stay together in
-//!    every layer, and whole clusters are moved apart so their boxes (titles included) never
+//!    every layer, in one left-to-right order of the clusters (with three or four clusters,
+//!    every order up to mirroring is tried from the first start, and the other starts run in
+//!    the best one), and whole clusters are moved apart so their boxes (titles included) never
 //!    overlap. `call` edges are dashed.
 //!
 //! Node shapes follow the Mermaid renderer of `botmesh-flow-analyzer`: a hexagon for
