@@ -5,14 +5,17 @@
 // as edges do at a shared end node, does not count); several flows are clusters for dagre too
 // (compound graph, as Mermaid lays out subgraphs). Also counts, for ours, overlapping boxes
 // (nodes and labels) and edge segments through a node.
-// Usage: node compare.mjs graphs.json [--floor PERCENT]   (--floor: exit 1 unless ours <=
-// dagre's in total, ours <= dagre's on at least PERCENT % of graphs, and no overlap at all)
-import { readFileSync } from 'node:fs';
+// Usage: node compare.mjs graphs.json [--floor PERCENT] [--rows OUT.json]   (--floor: exit 1
+// unless ours <= dagre's in total, ours <= dagre's on at least PERCENT % of graphs, and no
+// overlap at all; --rows: also write each graph's crossings and dagre's time, for
+// tools/layout-eval)
+import { readFileSync, writeFileSync } from 'node:fs';
 import dagre from '@dagrejs/dagre';
 
 const graphs = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const at = process.argv.indexOf('--floor');
 const floor = at < 0 ? null : Number(process.argv[at + 1]);
+const rowsAt = process.argv.indexOf('--rows');
 
 function properCross(a, b, c, d) {
   const o = (p, q, r) => Math.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]));
@@ -83,7 +86,8 @@ for (const graph of graphs) {
   });
   const start = process.hrtime.bigint();
   dagre.layout(g);
-  dagreMicros += Number(process.hrtime.bigint() - start) / 1000;
+  const micros = Number(process.hrtime.bigint() - start) / 1000;
+  dagreMicros += micros;
   oursMicros += graph.layoutMicros;
   const theirs = crossings(g.edges().map((e) => g.edge(e).points.map((p) => [p.x, p.y])));
   // Our own geometry: no node overlaps, no label over a node or a label.
@@ -96,7 +100,11 @@ for (const graph of graphs) {
   dagreTotal += theirs;
   if (ours <= theirs) oursNotWorse += 1;
   if (ours < theirs) oursFewer += 1;
-  rows.push([graph.name, ours, theirs]);
+  rows.push([graph.name, ours, theirs, micros]);
+}
+if (rowsAt >= 0) {
+  const out = rows.map(([name, ours, dagre, micros]) => ({ name, ours, dagre, dagreMicros: Math.round(micros) }));
+  writeFileSync(process.argv[rowsAt + 1], JSON.stringify(out));
 }
 const share = (100 * oursNotWorse) / graphs.length;
 console.log(`graphs: ${graphs.length}`);

@@ -1,0 +1,76 @@
+//! The 500-step flow of flow-render's benchmark (`crates/flow-render/benches/render.rs`: a
+//! chain of messages, buttons with a loop back every 10 steps, and branches), laid out by us
+//! and written in the harness's format, so every candidate gets the same nodes, sizes and
+//! edges, and compare.mjs can lay it out with dagre.js.
+
+use botmesh_flow_analyzer::{Direction, Value, describe};
+use botmesh_flow_render::{Options, Picture, Theme, layout};
+use serde_json::json;
+
+fn flow(steps: usize) -> Value {
+    let list: Vec<Value> = (0..steps)
+        .map(|i| {
+            let id = format!("step_{i}");
+            match i % 10 {
+                _ if i + 1 == steps => json!({"id": id, "kind": "end", "text": "Bye"}),
+                3 => json!({"id": id, "kind": "buttons", "text": "Continue?", "buttons": [
+                    {"id": "y", "title": "Yes, continue"},
+                    {"id": "n", "title": "Start again", "next": format!("step_{}", i - 3)}]}),
+                7 => json!({"id": id, "kind": "branch", "cases": [
+                    {"when": {"var": "name", "op": "eq", "value": "x"}, "next": format!("step_{}", (i + 5).min(steps - 1))}]}),
+                _ => json!({"id": id, "kind": "message", "text": format!("Message number {i} of the flow")}),
+            }
+        })
+        .collect();
+    json!({"version": 2, "id": "bench", "steps": list})
+}
+
+const OPTIONS: Options = Options {
+    direction: Direction::TD,
+    theme: Theme::Light,
+};
+
+fn dump(picture: &Picture, micros: u128) -> Value {
+    let nodes: Vec<Value> = picture
+        .nodes
+        .iter()
+        .map(|n| json!({"flow": n.flow, "id": n.id, "width": n.rect.width, "height": n.rect.height, "x": n.rect.x, "y": n.rect.y}))
+        .collect();
+    let labels: Vec<Value> = picture
+        .labels
+        .iter()
+        .map(|l| json!({"width": l.rect.width, "height": l.rect.height, "x": l.rect.x, "y": l.rect.y}))
+        .collect();
+    let edges: Vec<Value> = picture
+        .edges
+        .iter()
+        .map(|e| json!({"points": e.points, "label": e.label}))
+        .collect();
+    json!([{"name": "flow_500", "nodes": nodes, "labels": labels, "layoutMicros": micros as u64,
+        "crossings": picture.crossings, "edges": edges}])
+}
+
+/// The 500-step flow as a one-graph harness file, with our layout of it.
+pub fn graph() -> Result<Value, String> {
+    let document = flow(500);
+    let graph = describe(&[&document]);
+    let start = std::time::Instant::now();
+    let picture = layout(&graph, &OPTIONS).map_err(|e| e.to_string())?;
+    Ok(dump(&picture, start.elapsed().as_micros()))
+}
+
+/// Our layout of the 500-step flow, timed as the benchmark times it (the graph described once,
+/// text measurement included): the median of `runs` runs after a warm-up, in microseconds.
+pub fn ours_median(runs: usize) -> Result<u128, String> {
+    let document = flow(500);
+    let graph = describe(&[&document]);
+    layout(&graph, &OPTIONS).map_err(|e| e.to_string())?;
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let start = std::time::Instant::now();
+        layout(&graph, &OPTIONS).map_err(|e| e.to_string())?;
+        times.push(start.elapsed().as_micros());
+    }
+    times.sort_unstable();
+    Ok(times[times.len() / 2])
+}
