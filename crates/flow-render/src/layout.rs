@@ -852,6 +852,30 @@ const LARGE_STARTS: usize = 5;
 const SMALL_GRAPH: usize = 1000;
 /// Rounds without improvement after which a start stops.
 const PATIENCE: usize = 4;
+/// The most work crossing reduction does on one graph, in neighbour pairs compared (see
+/// [`Work`]): once spent, the current round ends and no further start or cluster order is
+/// tried, so a hostile flow costs a bounded time, the same on every machine.
+const ORDER_WORK: u64 = 100_000_000;
+
+/// Work done by crossing reduction, counted in the neighbour pairs that crossing counts
+/// compare: deterministic, unlike a clock.
+#[derive(Debug)]
+struct Work {
+    done: u64,
+    limit: u64,
+}
+
+impl Work {
+    /// Counts `pairs` compared.
+    fn add(&mut self, pairs: usize) {
+        self.done = self.done.saturating_add(pairs as u64);
+    }
+
+    /// Whether the budget is spent.
+    fn spent(&self) -> bool {
+        self.done >= self.limit
+    }
+}
 
 /// The first order of a start: items appended to their layer in document order or in the
 /// order a depth-first search first reaches them (possibly mirrored), then grouped by
@@ -922,7 +946,9 @@ fn initial_order(
 }
 
 /// Orders of the clusters to try, each a list of flows left to right: for three or four
-/// clusters every order up to mirroring (a mirrored order gives mirrored layouts), else
+/// clusters every order up to mirroring (a heuristic: the mirrored order keeps each cluster's
+/// inner starting order and tie-breaks, so its layout is close to, not exactly, the mirror
+/// image), else
 /// document order.
 fn cluster_orders(clusters: usize) -> Vec<Vec<usize>> {
     let mut current: Vec<usize> = (0..clusters).collect();
@@ -969,12 +995,16 @@ fn reduce_crossings(
     };
     let mut position = vec![0usize; items.len()];
     let mut best: Option<(usize, Vec<Vec<usize>>, Vec<usize>)> = None;
-    let mut attempt = |items: &mut [Item], start: Start, place: &[usize]| {
+    let mut work = Work {
+        done: 0,
+        limit: ORDER_WORK,
+    };
+    let mut attempt = |items: &mut [Item], start: Start, place: &[usize], work: &mut Work| {
         for item in items.iter_mut() {
             item.group = place[item.flow];
         }
         let mut candidate = initial_order(start, items, up, down, order.len());
-        let crossings = improve(items, up, down, &mut candidate, &mut position);
+        let crossings = improve(items, up, down, &mut candidate, &mut position, work);
         if best.as_ref().is_none_or(|b| crossings < b.0) {
             best = Some((crossings, candidate, place.to_vec()));
         }
@@ -988,20 +1018,20 @@ fn reduce_crossings(
         for (g, &f) in flows.iter().enumerate() {
             place[f] = g;
         }
-        let crossings = attempt(items, starts[0], &place);
+        let crossings = attempt(items, starts[0], &place, &mut work);
         if crossings < fewest {
             fewest = crossings;
             best_place.clone_from(&place);
         }
-        if fewest == 0 {
+        if fewest == 0 || work.spent() {
             break;
         }
     }
     for &start in &starts[1..] {
-        if fewest == 0 {
+        if fewest == 0 || work.spent() {
             break;
         }
-        fewest = fewest.min(attempt(items, start, &best_place));
+        fewest = fewest.min(attempt(items, start, &best_place, &mut work));
     }
     let Some((crossings, best_order, place)) = best else {
         return 0;
@@ -1023,16 +1053,17 @@ fn improve(
     down: &[Vec<(usize, i64)>],
     order: &mut [Vec<usize>],
     position: &mut [usize],
+    work: &mut Work,
 ) -> usize {
     positions(order, position);
-    transpose(items, up, down, order, position);
-    sift(items, up, down, order, position);
+    transpose(items, up, down, order, position, work);
+    sift(items, up, down, order, position, work);
     let mut best = total_crossings(down, order, position);
     let mut best_order = order.to_vec();
     let mut stale = 0;
     let mut keyed: Vec<(usize, i64, usize, usize)> = Vec::new();
     for round in 0..ORDER_ROUNDS {
-        if best == 0 || stale >= PATIENCE {
+        if best == 0 || stale >= PATIENCE || work.spent() {
             break;
         }
         let downward = round % 2 == 0;
@@ -1069,8 +1100,8 @@ fn improve(
                 position[k.3] = p;
             }
         }
-        transpose(items, up, down, order, position);
-        sift(items, up, down, order, position);
+        transpose(items, up, down, order, position, work);
+        sift(items, up, down, order, position, work);
         let crossings = total_crossings(down, order, position);
         if crossings < best {
             best = crossings;
@@ -1092,7 +1123,9 @@ fn pair_crossings(
     up: &[Vec<(usize, i64)>],
     down: &[Vec<(usize, i64)>],
     position: &[usize],
+    work: &mut Work,
 ) -> usize {
+    work.add(up[u].len() * up[v].len() + down[u].len() * down[v].len() + 1);
     let mut count = 0;
     for lists in [up, down] {
         for &(a, _) in &lists[u] {
@@ -1106,15 +1139,20 @@ fn pair_crossings(
     count
 }
 
-/// Swaps neighbours of the same cluster while that lowers crossings (a few passes).
+/// Swaps neighbours of the same cluster while that lowers crossings (a few passes, while
+/// `work` lasts).
 fn transpose(
     items: &[Item],
     up: &[Vec<(usize, i64)>],
     down: &[Vec<(usize, i64)>],
     order: &mut [Vec<usize>],
     position: &mut [usize],
+    work: &mut Work,
 ) {
     for _ in 0..4 {
+        if work.spent() {
+            break;
+        }
         let mut improved = false;
         for row in order.iter_mut() {
             for p in 0..row.len().saturating_sub(1) {
@@ -1122,8 +1160,8 @@ fn transpose(
                 if items[u].group != items[v].group {
                     continue;
                 }
-                if pair_crossings(v, u, up, down, position)
-                    < pair_crossings(u, v, up, down, position)
+                if pair_crossings(v, u, up, down, position, work)
+                    < pair_crossings(u, v, up, down, position, work)
                 {
                     row.swap(p, p + 1);
                     position[u] = p + 1;
@@ -1139,15 +1177,20 @@ fn transpose(
 }
 
 /// Sifting: each item in turn moves to the place in its layer (among its cluster) where its
-/// edges cross the fewest others; ties keep the item where it is.
+/// edges cross the fewest others; ties keep the item where it is. Layer by layer while `work`
+/// lasts.
 fn sift(
     items: &[Item],
     up: &[Vec<(usize, i64)>],
     down: &[Vec<(usize, i64)>],
     order: &mut [Vec<usize>],
     position: &mut [usize],
+    work: &mut Work,
 ) {
     for row in order.iter_mut() {
+        if work.spent() {
+            return;
+        }
         // Quadratic in the layer's width: very wide layers keep the sweeps' order.
         if row.len() < 3 || row.len() > 400 {
             continue;
@@ -1175,8 +1218,8 @@ fn sift(
                 if slot == from {
                     at_from = Some(cost);
                 }
-                cost += pair_crossings(v, u, up, down, position) as i64
-                    - pair_crossings(u, v, up, down, position) as i64;
+                cost += pair_crossings(v, u, up, down, position, work) as i64
+                    - pair_crossings(u, v, up, down, position, work) as i64;
                 slot += 1;
                 if cost < best.0 {
                     best = (cost, slot);
@@ -1394,7 +1437,37 @@ mod order_tests {
         let mut position = vec![0; 8];
         positions(&order, &mut position);
         assert_eq!(total_crossings(&down, &order, &position), 3);
-        sift(&items, &up, &down, &mut order, &mut position);
+        let mut work = Work {
+            done: 0,
+            limit: u64::MAX,
+        };
+        sift(&items, &up, &down, &mut order, &mut position, &mut work);
         assert_eq!(total_crossings(&down, &order, &position), 0, "{order:?}");
+        assert!(work.done > 0, "sifting counts the pairs it compares");
+    }
+
+    #[test]
+    fn crossing_reduction_stops_when_its_work_is_spent() {
+        // The graph of the sifting test: improvement removes its 3 crossings when it may
+        // work, and leaves the first order as it is when its budget is spent.
+        let items: Vec<Item> = (0..8).map(|i| item(i / 4)).collect();
+        let mut up = vec![Vec::new(); 8];
+        let mut down = vec![Vec::new(); 8];
+        for (a, b) in [(0, 7), (1, 4), (2, 5), (3, 6)] {
+            down[a].push((b, 1));
+            up[b].push((a, 1));
+        }
+        let first = vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]];
+        let mut position = vec![0; 8];
+        for (limit, crossings) in [(0, 3), (u64::MAX, 0)] {
+            let mut order = first.clone();
+            let mut work = Work { done: 0, limit };
+            let found = improve(&items, &up, &down, &mut order, &mut position, &mut work);
+            assert_eq!(found, crossings, "limit {limit}: {order:?}");
+            if limit == 0 {
+                assert_eq!(order, first);
+                assert_eq!(work.done, 0);
+            }
+        }
     }
 }
