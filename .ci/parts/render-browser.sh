@@ -20,11 +20,12 @@ if [ ! -x /usr/bin/chromium ] || ! dpkg -s fonts-liberation2 >/dev/null 2>&1; th
     chromium fonts-liberation2 >/dev/null
 fi
 /usr/bin/chromium --version 2>/dev/null
-echo "Liberation Sans is $(fc-match -f '%{file}' 'Liberation Sans')"
 
-binary=target/release/botmesh-mcp
-[ -x "$binary" ] || cargo build --release --locked -p botmesh-mcp-cli
+# Built here (a no-op when fresh), so the check never runs a stale binary.
+target="${CARGO_TARGET_DIR:-target}"
+cargo build --release --locked -p botmesh-mcp-cli
+binary="$(cd "$target/release" && pwd)/botmesh-mcp"
 
 cd tools/svg-browser
 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
-node check.mjs --binary "../../$binary"
+node check.mjs --binary "$binary"

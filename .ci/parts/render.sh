@@ -6,8 +6,9 @@ cd "$(dirname "$0")/../.."
 
 cargo xtask picture --check
 
-binary=target/release/botmesh-mcp
-[ -x "$binary" ] || cargo build --release --locked -p botmesh-mcp-cli
+target="${CARGO_TARGET_DIR:-target}"
+cargo build --release --locked -p botmesh-mcp-cli
+binary="$target/release/botmesh-mcp"
 size=$(wc -c <"$binary")
 limit=$((5 * 1024 * 1024))
 echo "release binary: $size bytes (limit $limit)"

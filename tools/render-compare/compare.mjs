@@ -15,6 +15,8 @@ import dagre from '@dagrejs/dagre';
 const graphs = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const at = process.argv.indexOf('--floor');
 const floor = at < 0 ? null : Number(process.argv[at + 1]);
+if (floor !== null && !Number.isFinite(floor)) throw new Error('--floor needs a percentage');
+if (!Array.isArray(graphs) || graphs.length === 0) throw new Error(`${process.argv[2]}: no graphs`);
 const rowsAt = process.argv.indexOf('--rows');
 
 function properCross(a, b, c, d) {

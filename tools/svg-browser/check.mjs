@@ -151,6 +151,7 @@ async function check(svgPath, pngPath, shotPath) {
   }
   if (transparent) problems.push(`${transparent} pixels of the screenshot are not painted by the SVG`);
   const other = fonts.filter((f) => f !== 'Liberation Sans');
+  if (fonts.length === 0) problems.push('Chromium reported no font for the text');
   if (other.length) problems.push(`Chromium drew text with ${other.join(', ')}, not Liberation Sans`);
   const figures = compare(png, shot, png.width, png.height);
   for (const key of failures(figures)) problems.push(`${key} ${format(key, figures[key])} over ${format(key, LIMITS[key])}`);
@@ -228,12 +229,14 @@ const wrong = [
   ['one arrow head left out', edited(base.svgPath, 'arrow', (svg) => {
     const lines = svg.split('\n');
     const heads = lines.flatMap((line, i) => (line.startsWith('<polygon points') && line.includes('fill="#444444"/>') ? [i] : []));
+    if (heads.length === 0) throw new Error('the self-check found no arrow head to leave out');
     lines.splice(heads[Math.floor(heads.length / 2)], 1);
     return lines.join('\n');
   }), base.pngPath],
   ['one edge left out', edited(base.svgPath, 'edge', (svg) => {
     const lines = svg.split('\n');
     const edges = lines.flatMap((line, i) => (line.startsWith('<polyline') ? [i] : []));
+    if (edges.length === 0) throw new Error('the self-check found no edge to leave out');
     lines.splice(edges[Math.floor(edges.length / 2)], 1);
     return lines.join('\n');
   }), base.pngPath],

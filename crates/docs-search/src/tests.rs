@@ -660,9 +660,9 @@ fn without_accents(text: &str) -> String {
 
 #[test]
 fn every_spanish_query_ranks_the_same_typed_without_accents() {
-    // Each Spanish page and heading of the project's docs, as a query, and
-    // the Spanish known items: typed without accents, every result (order,
-    // snippet, score) is the one typed with them.
+    // The Spanish known items' queries and expected headings, as queries:
+    // typed without accents, every result (order, snippet, score) is the one
+    // typed with them.
     let docs = DocsIndex::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs")).unwrap();
     let items: Vec<KnownItem> = serde_json::from_str(
         &fs::read_to_string(concat!(

@@ -92,10 +92,12 @@
 //!   font's metrics and glyph outlines with no allocation and no `unsafe` in its parser; the
 //!   smallest maintained font reader (the `fontdue`/`ab_glyph` rasterizers bring their own,
 //!   and we already rasterize paths).
-//! - `tiny-skia` (features `std` and `png-format`): antialiased path filling and stroking,
-//!   the core of `resvg`, and its PNG encoder (`png` with `miniz_oxide`). `resvg` itself would
-//!   parse the SVG we just wrote and bring a font database; drawing the same shapes directly
-//!   is smaller and faster.
+//! - `tiny-skia` (feature `std` only): antialiased path filling and stroking, the core of
+//!   `resvg`. `resvg` itself would parse the SVG we just wrote and bring a font database;
+//!   drawing the same shapes directly is smaller and faster.
+//! - `fdeflate`: the zero-run deflate compressor the `png` crate uses for its fastest level,
+//!   and `crc32fast` for the chunk checksums; the few lines of PNG container are ours
+//!   (`png.rs`), so the `png` crate is only a test dependency (it decodes our PNGs in tests).
 
 mod error;
 mod font;
