@@ -587,16 +587,19 @@ struct KnownItem {
     heading: Option<String>,
 }
 
+/// The known items of `test_data/known_items.json`.
+fn known_items() -> Vec<KnownItem> {
+    let text = fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/test_data/known_items.json"
+    ))
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
 #[test]
 fn known_item_evaluation_over_the_project_docs() {
-    let items: Vec<KnownItem> = serde_json::from_str(
-        &fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/test_data/known_items.json"
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let items = known_items();
     assert!(
         items.len() >= 40,
         "the evaluation needs at least 40 queries"
@@ -664,14 +667,7 @@ fn every_spanish_query_ranks_the_same_typed_without_accents() {
     // typed without accents, every result (order, snippet, score) is the one
     // typed with them.
     let docs = DocsIndex::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs")).unwrap();
-    let items: Vec<KnownItem> = serde_json::from_str(
-        &fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/test_data/known_items.json"
-        ))
-        .unwrap(),
-    )
-    .unwrap();
+    let items = known_items();
     let mut queries: Vec<String> = items
         .iter()
         .filter(|i| i.path.starts_with("es/"))
