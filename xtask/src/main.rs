@@ -24,6 +24,7 @@
 mod dist;
 mod docs_eval;
 mod figures;
+mod generated;
 mod inspect;
 mod npm;
 mod picture;

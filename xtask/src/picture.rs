@@ -3,7 +3,6 @@
 //! `flow_render` tool draws them. The SVG bytes are the same on every platform, so CI checks
 //! them like the schema.
 use std::error::Error;
-use std::path::Path;
 
 use botmesh_flow_render::{Direction, Options, Theme, render_set};
 
@@ -34,38 +33,17 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
         _ => return Err("usage: cargo xtask picture [--check]".into()),
     };
     for (file, direction, theme) in PICTURES {
-        let contents = draw(direction, theme)?;
-        let path = crate::project_root().join(file);
-        if check {
-            ensure_fresh(file, &path, &contents)?;
-            println!("{file} is fresh");
-        } else if std::fs::read(&path).ok().as_deref() == Some(contents.as_bytes()) {
-            println!("{file} is already fresh");
-        } else {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            std::fs::write(&path, &contents)?;
-            println!("wrote {file}");
-        }
+        crate::generated::update(file, &draw(direction, theme)?, check, "picture")?;
     }
     Ok(())
-}
-
-/// Fails unless `path` (shown as `file`) holds exactly `contents`; writes nothing.
-fn ensure_fresh(file: &str, path: &Path, contents: &str) -> Result<(), Box<dyn Error>> {
-    match std::fs::read(path) {
-        Ok(bytes) if bytes == contents.as_bytes() => Ok(()),
-        Ok(_) => Err(format!("{file} is stale: run `cargo xtask picture`").into()),
-        Err(_) => Err(format!("{file} is missing: run `cargo xtask picture`").into()),
-    }
 }
 
 #[test]
 fn pictures_are_fresh() {
     for (file, direction, theme) in PICTURES {
         let contents = draw(direction, theme).unwrap();
-        if let Err(error) = ensure_fresh(file, &crate::project_root().join(file), &contents) {
+        let path = crate::project_root().join(file);
+        if let Err(error) = crate::generated::ensure_fresh(file, &path, &contents, "picture") {
             panic!("{error}");
         }
     }
@@ -74,7 +52,8 @@ fn pictures_are_fresh() {
 #[test]
 fn a_stale_picture_is_reported_with_the_command_to_run() {
     let (file, _, _) = PICTURES[0];
-    let error = ensure_fresh(file, &crate::project_root().join(file), "<svg/>\n")
+    let path = crate::project_root().join(file);
+    let error = crate::generated::ensure_fresh(file, &path, "<svg/>\n", "picture")
         .unwrap_err()
         .to_string();
     assert_eq!(error, format!("{file} is stale: run `cargo xtask picture`"));
