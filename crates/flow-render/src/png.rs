@@ -117,6 +117,24 @@ impl Glyphs {
             .as_ref()
     }
 
+    /// Draws `lines` centred on `center`, spread over the band `(top, height)` as the SVG
+    /// spreads them (see [`baselines`]), `line` apart, at `size`.
+    fn centred_lines(
+        &mut self,
+        target: &mut Pixmap,
+        font: &Font,
+        lines: &[String],
+        center: i64,
+        (top, height): (i64, i64),
+        (line, size): (i64, i64),
+    ) {
+        let rows = baselines(font, top, height, lines.len(), line, size);
+        for (text, baseline) in lines.iter().zip(rows) {
+            let start = centred(font, text, center, size);
+            self.line(target, font, text, start, baseline, size);
+        }
+    }
+
     /// Draws one line of text from `start` (picture units).
     fn line(
         &mut self,
@@ -324,24 +342,16 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
         ) {
             pixmap.fill_path(&path, &paint(colors.label_fill), FillRule::Winding, t, None);
         }
-        let lines = baselines(
+        let band = (rect.y + LABEL_PAD, rect.height - 2 * LABEL_PAD);
+        let center = rect.x + rect.width / 2;
+        glyphs.centred_lines(
+            &mut pixmap,
             font,
-            rect.y + LABEL_PAD,
-            rect.height - 2 * LABEL_PAD,
-            label.lines.len(),
-            LABEL_LINE,
-            LABEL_FONT,
+            &label.lines,
+            center,
+            band,
+            (LABEL_LINE, LABEL_FONT),
         );
-        for (line, baseline) in label.lines.iter().zip(lines) {
-            glyphs.line(
-                &mut pixmap,
-                font,
-                line,
-                centred(font, line, rect.x + rect.width / 2, LABEL_FONT),
-                baseline,
-                LABEL_FONT,
-            );
-        }
     }
     for node in &picture.nodes {
         let rect = node.rect;
@@ -370,24 +380,16 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
                 pixmap.stroke_path(&path, &paint(stroke), &thin, t, None);
             }
         }
-        let lines = baselines(
+        let center = rect.x + rect.width / 2;
+        let band = (rect.y, rect.height);
+        glyphs.centred_lines(
+            &mut pixmap,
             font,
-            rect.y,
-            rect.height,
-            node.lines.len(),
-            NODE_LINE,
-            NODE_FONT,
+            &node.lines,
+            center,
+            band,
+            (NODE_LINE, NODE_FONT),
         );
-        for (line, baseline) in node.lines.iter().zip(lines) {
-            glyphs.line(
-                &mut pixmap,
-                font,
-                line,
-                centred(font, line, rect.x + rect.width / 2, NODE_FONT),
-                baseline,
-                NODE_FONT,
-            );
-        }
     }
     encode(&pixmap)
 }
