@@ -1,8 +1,9 @@
 //! End-to-end tests of `botmesh-mcp render`: the real binary on real files, the picture it
 //! writes (PNG or SVG by the output's extension), and its exit codes (0, 1, 2).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+use crate::util::Dir;
 
 const SHOP: &str = r#"{"version": 2, "id": "shop", "steps": [
   {"id": "menu", "kind": "buttons", "text": "What now?", "buttons": [
@@ -17,21 +18,21 @@ const PAY: &str = r#"{"version": 2, "id": "pay", "steps": [
   {"id": "done", "kind": "end", "text": "Paid {{amount}}"}
 ]}"#;
 
-fn scratch(test: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("botmesh-render-it-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("subflows")).expect("the temp dir is writable");
+/// A temporary folder holding the given files and an empty `subflows/`.
+fn scratch(test: &str, files: &[(&str, &str)]) -> Dir {
+    let dir = Dir::new(&format!("render-{test}"));
+    dir.create_dir("subflows");
     for (name, text) in files {
-        std::fs::write(dir.join(name), text).expect("the temp dir is writable");
+        dir.write(name, text);
     }
     dir
 }
 
-fn render(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_botmesh-mcp"))
+/// `botmesh-mcp render ARGS` run inside `dir`.
+fn render(dir: &Dir, args: &[&str]) -> Output {
+    dir.command()
         .arg("render")
         .args(args)
-        .current_dir(dir)
         .output()
         .expect("the binary runs")
 }
@@ -48,7 +49,7 @@ fn a_png_with_its_subflows_is_written_and_exits_0() {
         &["shop.json", "--subflows", "subflows", "-o", "shop.png"],
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let png = std::fs::read(dir.join("shop.png")).expect("written");
+    let png = std::fs::read(dir.path().join("shop.png")).expect("written");
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     let width = u32::from_be_bytes(png[16..20].try_into().expect("4 bytes"));
     let height = u32::from_be_bytes(png[20..24].try_into().expect("4 bytes"));
@@ -77,7 +78,7 @@ fn an_svg_follows_the_direction_and_theme() {
         ],
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let svg = std::fs::read_to_string(dir.join("shop.svg")).expect("written");
+    let svg = std::fs::read_to_string(dir.path().join("shop.svg")).expect("written");
     assert!(
         svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
         "{svg}"
@@ -103,7 +104,7 @@ fn an_svg_follows_the_direction_and_theme() {
     );
     assert_eq!(again.status.code(), Some(0));
     assert_eq!(
-        std::fs::read_to_string(dir.join("again.svg")).expect("written"),
+        std::fs::read_to_string(dir.path().join("again.svg")).expect("written"),
         svg
     );
 }
@@ -118,7 +119,7 @@ fn an_invalid_document_prints_its_issues_writes_nothing_and_exits_1() {
     assert_eq!(output.status.code(), Some(1));
     let out = text(&output.stdout);
     assert!(out.starts_with("bad.json: error /steps: "), "{out}");
-    assert!(!dir.join("bad.png").exists());
+    assert!(!dir.path().join("bad.png").exists());
 }
 
 #[test]
