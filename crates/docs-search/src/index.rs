@@ -73,6 +73,11 @@ struct Weights {
     /// Locale bonus: this share of the query's total IDF for a section in the
     /// query's locale.
     locale: f64,
+    /// Example bonus: this share of the IDF of the query words a section holds,
+    /// for a section with code (a code block or an included code file): a
+    /// question about a task is more often answered by the section that shows
+    /// how, and the bonus grows with how well the section matches.
+    example: f64,
     /// How much likelier (natural log) a query must be in another locale than
     /// in the root's to be taken as that locale's.
     locale_margin: f64,
@@ -90,6 +95,7 @@ const WEIGHTS: Weights = Weights {
     heading_coverage: 1.0,
     phrase: 1.0,
     locale: 0.3,
+    example: 0.3,
     locale_margin: 1.0,
 };
 
@@ -403,6 +409,8 @@ pub(crate) struct Index {
     section_lang: Vec<u8>,
     /// Section id → distinct words in its heading, function words aside.
     heading_words: Vec<u16>,
+    /// Section id → whether it has code (a code block or an included file).
+    has_code: Vec<bool>,
     /// Locale names (`""` for the root's, first), their section counts and stemming languages.
     locales: Vec<(String, u32, usize)>,
     /// Section id → running score, all default between queries.
@@ -488,6 +496,7 @@ impl Index {
         let mut section_locale = Vec::new();
         let mut section_lang = Vec::new();
         let mut heading_words = Vec::new();
+        let mut has_code = Vec::new();
         let mut locales: Vec<(String, u32, usize)> = vec![(String::new(), 0, ENGLISH)];
         for (page_ix, page) in self.pages.iter().enumerate() {
             let locale = locale_of(&page.rel);
@@ -516,6 +525,7 @@ impl Index {
                 section_locale.push(u8::try_from(locale_ix).expect("at most 255 locales"));
                 section_lang.push(u8::try_from(locales[locale_ix].2).expect("two languages"));
                 heading_words.push(section.heading_words);
+                has_code.push(len[CODE] > 0);
                 assert!(
                     sections.len() < 1 << (32 - FLAG_BITS),
                     "fewer than 2^28 sections"
@@ -583,6 +593,7 @@ impl Index {
         self.section_locale = section_locale;
         self.section_lang = section_lang;
         self.heading_words = heading_words;
+        self.has_code = has_code;
         self.locales = locales;
         self.scratch = Vec::new();
     }
@@ -857,6 +868,9 @@ impl Index {
                 if usize::from(self.section_locale[i]) == query.locale {
                     score += w.locale * total_idf;
                 }
+                if self.has_code[i] {
+                    score += w.example * a.matched_idf;
+                }
                 (score, id, a.matched == all)
             })
             .collect();
@@ -953,8 +967,10 @@ impl Index {
                     + 4 * (s.seq.len() + s.parents.len());
             }
         }
+        // Per section: its (page, section) pair, locale, language, heading
+        // words, code flag, scratch score and field norms.
         index_bytes += self.sections.len()
-            * (8 + 1 + 1 + 2 + std::mem::size_of::<SectionScore>() + 8 * FIELDS);
+            * (8 + 1 + 1 + 2 + 1 + std::mem::size_of::<SectionScore>() + 8 * FIELDS);
         index_bytes += 8 * self.postings.len() + 4 * self.postings_at.len();
         index_bytes += self.dict.heap_bytes();
         IndexStats {

@@ -75,7 +75,9 @@
 //!   typed without accents takes the stem of its indexed spelling, so
 //!   `configuracion` finds `configurar` as `configuración` does.
 //! - Each section is scored with BM25F over four fields: heading (weight 3),
-//!   body (1), code blocks (0.5) and context (1: the page title and the
+//!   body (1), code (0.5: code blocks, and paragraphs that only include a
+//!   code file, such as VitePress `<<< @/snippets/x.json` or mdBook
+//!   `{{#include x.rs}}`) and context (1: the page title and the
 //!   headings above the section's). A query word's frequency in each field
 //!   is length-normalised per field (`b` 0.5, 0.9, 0.75, 0.5), weighted,
 //!   summed, then saturated (`k1` 1.2) and multiplied by the word's inverse
@@ -84,20 +86,27 @@
 //! - Bonuses: coverage (the query's total IDF times the squared share of it
 //!   the section matches); heading coverage (the IDF of the words found in
 //!   the heading times the share of the heading they cover); an exact phrase
-//!   (all the query's words in a row: the total IDF once more); and 0.3 times
-//!   the total IDF for sections in the query's locale, the locale (a
-//!   top-level `es/`-like folder, or the root's) whose pages make the query's
-//!   words likeliest (the root's unless another is clearly likelier), so an
-//!   English or neutral query (`appendLog`) prefers the English page and a
-//!   Spanish one the Spanish page of a mirrored pair.
+//!   (all the query's words in a row: the total IDF once more); an example
+//!   (0.3 times the IDF of the query words a section holds, when it has
+//!   code: a question about a task is more often answered by the section
+//!   that shows how); and 0.3 times the total IDF for sections in the
+//!   query's locale, the locale (a top-level `es/`-like folder, or the
+//!   root's) whose pages make the query's words likeliest (the root's unless
+//!   another is clearly likelier), so an English or neutral query
+//!   (`appendLog`) prefers the English page and a Spanish one the Spanish
+//!   page of a mirrored pair.
 //! - Measured: `cargo xtask docs-eval` runs the shared FastAPI evaluation
 //!   (English and Spanish, 90 known-item queries) against the release
 //!   binary; the weights were tuned on its odd-numbered queries and on the
-//!   project's own known items (`src/tests.rs`). Tried and left out because
-//!   they measured worse there: term proximity (the distance between the
+//!   project's own known items (`src/tests.rs`), and the even-numbered
+//!   queries are reported apart. Tried and left out because they measured
+//!   worse or no better there: term proximity (the distance between the
 //!   closest two query words), pseudo-relevance feedback (RM3: words of the
-//!   best three sections added to the query), a page-coverage bonus, and the
-//!   full Snowball stop-word lists instead of the short function-word list.
+//!   best sections added to the query), the whole page as a fifth field, a
+//!   share of the parent or best child section's score, prefix matches of 4
+//!   or 5 letters, priors on a section's length or heading depth, IDF
+//!   counted within the query's locale, and the full Snowball stop-word
+//!   lists instead of the short function-word list.
 //! - English and Spanish pages are in one index. Scores are rounded to three
 //!   decimals; ties go to the smaller path, then the earlier section.
 //!

@@ -84,11 +84,31 @@ fn front_matter_title(yaml: &str) -> Option<String> {
     None
 }
 
+/// Whether a paragraph's text only includes code from another file, in one
+/// of the include syntaxes of the common documentation generators: VitePress
+/// (`<<< @/snippets/flow.json`), mdBook (`{{#include file.rs}}`,
+/// `{{#rustdoc_include ...}}`, `{{#playground ...}}`), PyMdown snippets
+/// (`--8<-- "file.py"`), markdown-include (`{!file.py!}`) and MkDocs macros as
+/// FastAPI writes them (`{* ../docs_src/app.py hl[3] *}`). Such a paragraph is
+/// the section's code example, not its prose.
+fn is_code_include(text: &str) -> bool {
+    let t = text.trim();
+    let wrapped = |open: &str, close: &str| t.starts_with(open) && t.ends_with(close);
+    t.starts_with("<<< ")
+        || t.starts_with("--8<--")
+        || wrapped("{{#include ", "}}")
+        || wrapped("{{#rustdoc_include ", "}}")
+        || wrapped("{{#playground ", "}}")
+        || wrapped("{!", "!}")
+        || wrapped("{*", "*}")
+}
+
 /// Parses `source` (one page's Markdown) into its title and sections.
 ///
 /// Headings are ATX or setext (a `#` inside fenced or indented code is code);
-/// code, inline code, link texts and image descriptions are body text; HTML
-/// and VitePress container fences (`::: tip`) are not.
+/// inline code, link texts and image descriptions are body text; a paragraph
+/// that only includes a code file ([`is_code_include`]) is code; HTML and
+/// VitePress container fences (`::: tip`) are neither.
 pub(crate) fn parse(source: &str) -> ParsedPage {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
@@ -113,6 +133,8 @@ pub(crate) fn parse(source: &str) -> ParsedPage {
     let mut body = String::new();
     let mut code = String::new();
     let mut line_start = true;
+    // Where the open paragraph's text starts in `body`.
+    let mut paragraph_at = None;
 
     for event in Parser::new_ext(source, options) {
         match event {
@@ -204,9 +226,20 @@ pub(crate) fn parse(source: &str) -> ParsedPage {
                     None => body.push(' '),
                 }
             }
+            Event::End(TagEnd::Paragraph) => {
+                if let Some(at) = paragraph_at.take()
+                    && is_code_include(&body[at..])
+                {
+                    code.push(' ');
+                    code.push_str(&body[at..]);
+                    code.push(' ');
+                    body.truncate(at);
+                }
+                body.push(' ');
+                line_start = true;
+            }
             Event::End(
-                TagEnd::Paragraph
-                | TagEnd::Item
+                TagEnd::Item
                 | TagEnd::TableCell
                 | TagEnd::BlockQuote(_)
                 | TagEnd::DefinitionListTitle
@@ -215,7 +248,11 @@ pub(crate) fn parse(source: &str) -> ParsedPage {
                 body.push(' ');
                 line_start = true;
             }
-            Event::Start(Tag::Paragraph | Tag::Item) => line_start = true,
+            Event::Start(Tag::Paragraph) => {
+                line_start = true;
+                paragraph_at = heading.is_none().then_some(body.len());
+            }
+            Event::Start(Tag::Item) => line_start = true,
             _ => {}
         }
     }
@@ -274,6 +311,24 @@ mod tests {
             ## "Last"
             "alt text"
         "##]]
+        .assert_eq(&show(source));
+    }
+
+    #[test]
+    fn paragraphs_that_include_a_code_file_are_code() {
+        let source = "# Includes\n\nRun the app:\n\n\
+            {* ../../docs_src/cors/tutorial001_py39.py hl[2,6:11] *}\n\n\
+            <<< @/snippets/support.flow.json\n\n\
+            {{#include ../examples/main.rs:serve}}\n\n\
+            --8<-- \"docs_src/app.py\"\n\n\
+            {!../../docs_src/app.py!}\n\n\
+            Text that mentions {* in passing *} and <<< as prose stays text.\n";
+        expect![[r#"
+            title: Some("Includes")
+            ## "Includes"
+            "Run the app: Text that mentions {* in passing *} and <<< as prose stays text."
+            code: "{* ../../docs_src/cors/tutorial001_py39.py hl[2,6:11] *} <<< @/snippets/support.flow.json {{#include ../examples/main.rs:serve}} --8<-- \"docs_src/app.py\" {!../../docs_src/app.py!}"
+        "#]]
         .assert_eq(&show(source));
     }
 

@@ -233,6 +233,28 @@ fn headings_weigh_double_and_phrases_get_a_bonus() {
 }
 
 #[test]
+fn a_section_that_shows_code_outranks_its_twin_in_prose() {
+    let tree = TempTree::new();
+    // The same prose in three pages: alone, with a code block, with an included code file.
+    let prose = "# Retries\n\nRetry a failed webhook call with a backoff.\n";
+    tree.write("a.md", prose)
+        .write(
+            "b.md",
+            &format!("{prose}\n```json\n{{\"limit\": 3}}\n```\n"),
+        )
+        .write("c.md", &format!("{prose}\n<<< @/snippets/limit.json\n"))
+        .write(
+            "d.md",
+            "# Limits\n\nNothing about it.\n\n```json\n{\"limit\": 3}\n```\n",
+        );
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs.search("retry a failed webhook call", 10).unwrap();
+    assert_eq!(paths(&hits), vec!["b.md", "c.md", "a.md"], "{hits:#?}");
+    assert_eq!(hits[0].score, hits[1].score, "an include counts as a block");
+    assert!(hits[1].score > hits[2].score);
+}
+
+#[test]
 fn coverage_beats_a_single_rare_term() {
     let tree = TempTree::new();
     tree.write("a.md", "# A\n\nThe webhook signature.\n")
