@@ -19,7 +19,8 @@ PY_EXPECT=2026-07-28
 target="${CARGO_TARGET_DIR:-target}"
 case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
 bin="$target/release/botmesh-mcp"
-[ -x "$bin" ] || cargo build --release --locked -q -p botmesh-mcp-cli
+# Always build: cargo does nothing when the binary is fresh, and a part run alone must not test a stale one.
+cargo build --release --locked -q -p botmesh-mcp-cli
 
 bash tools/clients/setup.sh
 node tools/clients/ts-client.mjs --expect "$TS_EXPECT" -- "$bin"

@@ -10,7 +10,8 @@ root="$PWD"
 target="${CARGO_TARGET_DIR:-target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 bin="$target/release/botmesh-mcp"
-[ -x "$bin" ] || cargo build --release --locked -q -p botmesh-mcp-cli
+# Always build: cargo does nothing when the binary is fresh, and a part run alone must not test a stale one.
+cargo build --release --locked -q -p botmesh-mcp-cli
 
 nginx_bin="$(command -v nginx || true)"
 [ -n "$nginx_bin" ] || [ ! -x /usr/sbin/nginx ] || nginx_bin=/usr/sbin/nginx

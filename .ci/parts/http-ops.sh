@@ -11,7 +11,8 @@ root="$PWD"
 target="${CARGO_TARGET_DIR:-target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 bin="$target/release/botmesh-mcp"
-[ -x "$bin" ] || cargo build --release --locked -q -p botmesh-mcp-cli
+# Always build: cargo does nothing when the binary is fresh, and a part run alone must not test a stale one.
+cargo build --release --locked -q -p botmesh-mcp-cli
 
 work="$(mktemp -d)"
 pid=""
