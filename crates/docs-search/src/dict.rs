@@ -130,15 +130,23 @@ pub(crate) fn stem_of(stemmer: &Stemmer, lowered: &str) -> Option<String> {
 /// Whether a word may be a compound identifier (cheap pre-check for
 /// [`identifier_parts`]).
 fn maybe_identifier(word: &str) -> bool {
+    // A name with a version number (`oauth2`) ends with a digit.
+    if word.ends_with(|c: char| c.is_ascii_digit()) {
+        return true;
+    }
     if word.is_ascii() {
         let bytes = word.as_bytes();
         return bytes.contains(&b'_')
             || (bytes.iter().skip(1).any(u8::is_ascii_uppercase)
-                && bytes.iter().any(u8::is_ascii_lowercase));
+                && bytes
+                    .iter()
+                    .any(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
     }
     let mut chars = word.chars();
     chars.next();
-    word.contains('_') || (chars.any(char::is_uppercase) && word.chars().any(char::is_lowercase))
+    word.contains('_')
+        || (chars.any(char::is_uppercase)
+            && word.chars().any(|c| c.is_lowercase() || c.is_numeric()))
 }
 
 /// A term of the dictionary, as the word map holds it.
@@ -443,5 +451,23 @@ mod tests {
         );
         assert!(dict.stem_members("revision", ENGLISH).is_empty());
         assert!(dict.is_stopword(dict.get("the").unwrap_or(u32::MAX)) == dict.get("the").is_some());
+        let oauth2 = dict.intern("oauth2", ENGLISH, &en, &mut scratch);
+        assert_eq!(dict.parts(oauth2), &[dict.get("oauth").unwrap()]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 1024,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(11),
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+        /// The cheap pre-check never hides a word's parts from the index.
+        #[test]
+        fn every_word_with_parts_passes_the_pre_check(word in "[a-zA-Z0-9_ÁáÉéñÑ]{1,12}") {
+            if !identifier_parts(&word).is_empty() {
+                proptest::prop_assert!(maybe_identifier(&word), "{word}");
+            }
+        }
     }
 }

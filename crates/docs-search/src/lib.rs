@@ -65,8 +65,9 @@
 //!   (`Configuración` = `configuracion`, `ÁRBOL` = `arbol`).
 //! - Identifiers are kept whole and also split at camelCase and snake_case
 //!   boundaries: `appendLog` is indexed as `appendlog`, `append` and `log`. A
-//!   query identifier also looks for its parts at half weight, and only for
-//!   them when it appears nowhere.
+//!   name with a version number also stands for the name (`Jinja2Templates`:
+//!   `jinja`, `templates`; `oauth2`: `oauth`). A query identifier also looks
+//!   for its parts at half weight, and only for them when it appears nowhere.
 //! - Light stemming (Snowball, English for the root's pages, Spanish for
 //!   `es/`): occurrences of words sharing a query word's stem count half an
 //!   occurrence, and the word then weighs the IDF of its stem class. Stems

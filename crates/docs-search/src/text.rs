@@ -143,7 +143,10 @@ pub(crate) fn fold(word: &str) -> String {
 /// boundaries), or nothing when the word is not a compound.
 ///
 /// `appendLog` → `append`, `Log`; `append_log` → `append`, `log`;
-/// `HTTPServer` → `HTTP`, `Server`; `utf8` and `Log` → nothing.
+/// `HTTPServer` → `HTTP`, `Server`; `Log` → nothing. A part of two or more
+/// letters followed by digits stands for its letters, as a name and its
+/// version number are one thing to a reader: `Jinja2Templates` → `Jinja`,
+/// `Templates`; `oauth2` → `oauth`; `py310` → `py`; but `v1` stays `v1`.
 pub(crate) fn identifier_parts(word: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut start = 0;
@@ -174,7 +177,15 @@ pub(crate) fn identifier_parts(word: &str) -> Vec<&str> {
     if start < word.len() {
         parts.push(&word[start..]);
     }
-    if parts.len() < 2 {
+    let mut versioned = false;
+    for part in &mut parts {
+        let letters = part.trim_end_matches(|c: char| c.is_ascii_digit());
+        if letters.len() < part.len() && letters.chars().count() >= 2 {
+            *part = letters;
+            versioned = true;
+        }
+    }
+    if parts.len() < 2 && !versioned {
         parts.clear();
     }
     parts
@@ -291,7 +302,20 @@ mod tests {
         if start < word.len() {
             parts.push(&word[start..]);
         }
-        if parts.len() < 2 {
+        let mut versioned = false;
+        for part in &mut parts {
+            let chars: Vec<char> = part.chars().collect();
+            let digits = chars
+                .iter()
+                .rev()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if digits > 0 && chars.len() - digits >= 2 {
+                *part = &part[..part.len() - digits];
+                versioned = true;
+            }
+        }
+        if parts.len() < 2 && !versioned {
             parts.clear();
         }
         parts
@@ -331,13 +355,27 @@ mod tests {
         assert_eq!(identifier_parts("appendLog"), vec!["append", "Log"]);
         assert_eq!(identifier_parts("append_log"), vec!["append", "log"]);
         assert_eq!(identifier_parts("HTTPServer"), vec!["HTTP", "Server"]);
-        assert_eq!(
-            identifier_parts("flow_validate2"),
-            vec!["flow", "validate2"]
-        );
+        assert_eq!(identifier_parts("flow_validate2"), vec!["flow", "validate"]);
         assert_eq!(identifier_parts("isError"), vec!["is", "Error"]);
-        assert!(identifier_parts("utf8").is_empty());
         assert!(identifier_parts("Log").is_empty());
         assert!(identifier_parts("HTTP").is_empty());
+        assert!(identifier_parts("v2").is_empty());
+    }
+
+    #[test]
+    fn a_name_with_a_version_number_also_stands_for_the_name() {
+        assert_eq!(
+            identifier_parts("Jinja2Templates"),
+            vec!["Jinja", "Templates"]
+        );
+        assert_eq!(identifier_parts("oauth2"), vec!["oauth"]);
+        assert_eq!(identifier_parts("base64"), vec!["base"]);
+        assert_eq!(
+            identifier_parts("tutorial001_py310"),
+            vec!["tutorial", "py"]
+        );
+        // One letter and a number is a name of its own; digits alone are kept.
+        assert_eq!(identifier_parts("api_v1"), vec!["api", "v1"]);
+        assert_eq!(identifier_parts("x86_64"), vec!["x86", "64"]);
     }
 }
