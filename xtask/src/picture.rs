@@ -19,7 +19,7 @@ const PICTURES: [(&str, Direction, Theme); 2] = [
 fn draw(direction: Direction, theme: Theme) -> Result<String, Box<dyn Error>> {
     let document: serde_json::Value =
         serde_json::from_str(botmesh_flow_schema::EXAMPLE_FLOW_DOCUMENT)?;
-    let rendering = render_set(&document, &[], &Options { direction, theme });
+    let rendering = render_set(&document, &[], &Options { direction, theme })?;
     let picture = rendering
         .picture
         .ok_or("the example flow did not render (is it still valid?)")?;

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use botmesh_flow_analyzer::{Direction, EdgeKind, Graph, IMPLICIT_END};
 
+use crate::error::Error;
 use crate::font::{Font, displayable};
 use crate::picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
 use crate::text::{one_line, wrap};
@@ -68,6 +69,14 @@ const ORDER_ROUNDS: usize = 24;
 const PLACE_ROUNDS: usize = 8;
 /// Widest spacing between edge ends on one side of a node.
 const PORT_SPACING: i64 = 10;
+/// The most layout items (a box per node, a point for each layer an edge crosses) of one
+/// picture; a larger set is refused with [`Error::TooManyItems`], counted once the layers are
+/// known and before anything grows with the items. Memory and time grow with the items (about
+/// 350 bytes each at the peak, measured): at the limit a picture takes about 50 MB and a
+/// second. The 500-step benchmark needs 1,301 items, the largest graph of the comparison
+/// harness 384; a 500-step flow that jumps at random needs about 160,000, one with twenty
+/// random cases per step about 3.2 million.
+pub const MAX_LAYOUT_ITEMS: usize = 100_000;
 
 /// Options of a layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -135,8 +144,8 @@ fn horizontal(direction: Direction) -> bool {
     matches!(direction, Direction::LR | Direction::RL)
 }
 
-/// Lays out a graph.
-pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Picture {
+/// Lays out a graph, or refuses one that needs more than [`MAX_LAYOUT_ITEMS`] items.
+pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Result<Picture, Error> {
     let horizontal = horizontal(options.direction);
     // Nodes, their lookup by (flow, id), and the first flow with each id.
     let mut nodes: Vec<NodeBox> = Vec::new();
@@ -202,6 +211,19 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Pictu
 
     // 2. Layering: longest path over the reversed graph, every edge two layers long.
     let layer = assign_layers(nodes.len(), &edges, &reversed);
+    // Every layer an edge crosses between its ends holds one of its points: count the items
+    // before making them (saturating, so no platform can wrap past the limit).
+    let needed = edges
+        .iter()
+        .filter(|&&(from, to, _, _)| from != to)
+        .map(|&(from, to, _, _)| layer[from].abs_diff(layer[to]).saturating_sub(1))
+        .fold(nodes.len(), usize::saturating_add);
+    if needed > MAX_LAYOUT_ITEMS {
+        return Err(Error::TooManyItems {
+            items: needed,
+            flows: graph.flows.len(),
+        });
+    }
 
     // 3. Items: one per node, then the points and labels of each chain.
     let layout_size = |w: i64, h: i64| if horizontal { (h, w) } else { (w, h) };
@@ -276,6 +298,8 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Pictu
             label: reserved,
         });
     }
+
+    debug_assert_eq!(items.len(), needed, "the items, as counted before");
 
     // 4. Crossing reduction.
     let layers = layer.iter().copied().max().map_or(0, |m| m + 1);
@@ -557,7 +581,7 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Pictu
             point.1 += dy;
         }
     }
-    Picture {
+    Ok(Picture {
         width: max.0 - min.0 + 2 * MARGIN,
         height: max.1 - min.1 + 2 * MARGIN,
         theme: options.theme,
@@ -566,7 +590,7 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Pictu
         edges: drawn_edges,
         labels: drawn_labels,
         crossings,
-    }
+    })
 }
 
 /// The text and size of a node.

@@ -16,7 +16,7 @@
 //!     ]
 //! }"#)?;
 //! let options = Options { direction: Direction::LR, theme: Theme::Dark };
-//! let rendering = render_set(&document, &[], &options);
+//! let rendering = render_set(&document, &[], &options)?;
 //! assert!(rendering.valid);
 //! let picture = rendering.picture.ok_or("no picture")?;
 //! assert_eq!(picture.nodes.len(), 3);
@@ -35,6 +35,9 @@
 //! 2. **Layers.** Longest path, every edge two layers long; sources are pulled down next to
 //!    their successors. Nodes sit on even layers; odd layers hold only the points an edge
 //!    passes through and the edge labels, so a label is laid out like a box of its own.
+//!    The items this makes (a box per node, a point for each layer an edge crosses) are
+//!    counted first: a set that needs more than [`MAX_LAYOUT_ITEMS`] is refused with
+//!    [`Error::TooManyItems`], so one picture stays within tens of megabytes.
 //! 3. **Order.** Several starts: document order and the orders in which depth-first
 //!    searches reach the items (from the top and from the bottom, in document order or in
 //!    reverse, mirrored or not): ten for a graph of up to 1000 items (nodes, edge points,
@@ -116,14 +119,17 @@ use botmesh_flow_analyzer::{Graph, SourcedIssue, Value, analyze_set};
 pub use botmesh_flow_analyzer::Direction;
 pub use error::Error;
 pub use font::FALLBACK_CHAR;
-pub use layout::Options;
+pub use layout::{MAX_LAYOUT_ITEMS, Options};
 pub use picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
 pub use png::{MAX_PIXELS, MAX_SIDE};
 pub use svg::FONT_FAMILY;
 
 /// Lays out a graph (from [`botmesh_flow_analyzer::describe`]).
+///
+/// Fails with [`Error::TooManyItems`] when the graph needs more than [`MAX_LAYOUT_ITEMS`]
+/// layout items (long edges across many layers in a large set), before the costly part.
 pub fn layout(graph: &Graph<'_>, options: &Options) -> Result<Picture, Error> {
-    Ok(layout::layout(font::font()?, graph, options))
+    layout::layout(font::font()?, graph, options)
 }
 
 impl Picture {
@@ -167,17 +173,23 @@ pub struct Rendering {
 
 /// Validates a document and its subflows and, when all are valid, lays the set out.
 ///
-/// An `Err` inside is impossible in practice (the embedded font is tested); it is reported
-/// as no picture.
-pub fn render_set(document: &Value, subflows: &[Value], options: &Options) -> Rendering {
+/// An invalid set is data (`valid: false`, no picture). `Err` is a valid set that cannot be
+/// drawn: [`Error::TooManyItems`] when it needs more than [`MAX_LAYOUT_ITEMS`] layout items
+/// (the message says what to do), or [`Error::Font`] (impossible in practice: the embedded
+/// font is tested).
+pub fn render_set(
+    document: &Value,
+    subflows: &[Value],
+    options: &Options,
+) -> Result<Rendering, Error> {
     let analysis = analyze_set(document, subflows);
     let picture = match (&analysis.graph, analysis.valid) {
-        (Some(graph), true) => layout(graph, options).ok(),
+        (Some(graph), true) => Some(layout(graph, options)?),
         _ => None,
     };
-    Rendering {
+    Ok(Rendering {
         valid: analysis.valid,
         issues: analysis.issues,
         picture,
-    }
+    })
 }

@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::font::{FALLBACK_CHAR, displayable, font};
 use crate::picture::{Picture, Rect};
 use crate::text::wrap;
-use crate::{Options, Theme, layout};
+use crate::{Error, MAX_LAYOUT_ITEMS, Options, Theme, layout, render_set};
 
 /// Every geometric promise of the layout, as a list of broken ones.
 pub(crate) fn problems(picture: &Picture) -> Vec<String> {
@@ -168,6 +168,91 @@ fn every_fixture_is_drawn_without_a_crossing() {
         let picture = picture_of(&flows, Direction::TD, Theme::Light);
         assert_eq!(picture.crossings, 0, "{name}");
     }
+}
+
+/// The flow of `benches/render.rs`: 500 steps, a chain of messages, buttons with a loop back
+/// every 10 steps, and branches.
+fn benchmark_flow() -> Value {
+    let steps = 500;
+    let list: Vec<Value> = (0..steps)
+        .map(|i| {
+            let id = format!("step_{i}");
+            match i % 10 {
+                _ if i + 1 == steps => json!({"id": id, "kind": "end", "text": "Bye"}),
+                3 => json!({"id": id, "kind": "buttons", "text": "Continue?", "buttons": [
+                    {"id": "y", "title": "Yes, continue"},
+                    {"id": "n", "title": "Start again", "next": format!("step_{}", i - 3)}]}),
+                7 => json!({"id": id, "kind": "branch", "cases": [
+                    {"when": {"var": "name", "op": "eq", "value": "x"}, "next": format!("step_{}", (i + 5).min(steps - 1))}]}),
+                _ => json!({"id": id, "kind": "message", "text": format!("Message number {i} of the flow")}),
+            }
+        })
+        .collect();
+    json!({"version": 2, "id": "bench", "steps": list})
+}
+
+/// A valid but hostile flow of 500 steps: every other step a branch with three jumps
+/// anywhere in the flow (a fixed 64-bit LCG from `seed`), so its edges cross hundreds of
+/// layers.
+fn hostile_flow(id: &str, seed: u64) -> Value {
+    let steps = 500;
+    let mut state = seed;
+    let mut anywhere = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        format!("s{}", (state >> 33) as usize % steps)
+    };
+    let list: Vec<Value> = (0..steps)
+        .map(|i| match i {
+            _ if i + 1 == steps => json!({"id": format!("s{i}"), "kind": "end"}),
+            _ if i % 2 == 0 => json!({"id": format!("s{i}"), "kind": "branch", "cases": [
+                {"when": {"var": "v", "op": "eq", "value": "a"}, "next": anywhere()},
+                {"when": {"var": "v", "op": "eq", "value": "b"}, "next": anywhere()},
+                {"when": {"var": "v", "op": "eq", "value": "c"}, "next": anywhere()}]}),
+            _ => json!({"id": format!("s{i}"), "kind": "message", "text": "Hi"}),
+        })
+        .collect();
+    json!({"version": 2, "id": id, "steps": list})
+}
+
+#[test]
+fn a_set_too_large_to_lay_out_is_refused_with_its_size_and_the_limit() {
+    let flows = [hostile_flow("first", 1), hostile_flow("second", 2)];
+    let refs: Vec<&Value> = flows.iter().collect();
+    let error = layout(&describe(&refs), &Options::default()).unwrap_err();
+    let Error::TooManyItems { items, flows: 2 } = error else {
+        panic!("{error:?}");
+    };
+    assert!(items > 2 * MAX_LAYOUT_ITEMS, "{items}");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "the picture of 2 flows is too large to draw: it needs {items} layout items (a box \
+             per step and a point for each layer an edge crosses), more than the limit of \
+             {MAX_LAYOUT_ITEMS}; render fewer flows at once, or split a long flow into subflows \
+             drawn one at a time"
+        )
+    );
+    // The set is valid: `render_set` gives the same error, not `valid: false`.
+    assert_eq!(
+        render_set(&flows[0], &flows[1..], &Options::default()),
+        Err(error)
+    );
+    // One such flow alone is too large as well, and says "1 flow".
+    let one = render_set(&flows[0], &[], &Options::default()).unwrap_err();
+    assert!(
+        one.to_string()
+            .starts_with("the picture of 1 flow is too large"),
+        "{one}"
+    );
+}
+
+#[test]
+fn the_500_step_benchmark_flow_is_drawn_within_the_limit() {
+    let picture = picture_of(&[benchmark_flow()], Direction::TD, Theme::Light);
+    assert_eq!(picture.nodes.len(), 500);
+    assert!(problems(&picture).is_empty());
 }
 
 pub(crate) fn example() -> Value {

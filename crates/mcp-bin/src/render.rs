@@ -4,7 +4,8 @@
 //!
 //! Exit codes, as `check`: 0 when the picture was written, 1 when the document or a subflow is
 //! invalid (its issues go to stdout, one a line, and nothing is written), 2 on a usage error, a
-//! file that cannot be read or is not JSON, or an output that cannot be written.
+//! file that cannot be read or is not JSON, a set too large to draw (more than
+//! `MAX_LAYOUT_ITEMS` layout items), or an output that cannot be written.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -23,7 +24,8 @@ Draws a flow document and the subflows it calls (the flow_render engine).
   --direction DIR       TD (or TB, default), LR, BT or RL
   --theme THEME         light (default) or dark
   -o, --output FILE     where to write the picture; .png or .svg
-Exit status: 0 written, 1 invalid document, 2 usage error or unreadable/unwritable file.";
+Exit status: 0 written, 1 invalid document, 2 usage error, unreadable/unwritable file
+or a picture too large to draw.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -121,7 +123,10 @@ fn execute(args: &Args) -> Result<Outcome, String> {
         .map(|p| load(p))
         .collect::<Result<_, _>>()?;
     let values: Vec<Value> = subflows.iter().map(|s| s.document.clone()).collect();
-    let rendering = render::render_set(&document.document, &values, &args.options);
+    // A valid set too large to draw is bad input, as an unreadable file is: one sentence on
+    // stderr (what, the number, the limit, what to do), exit 2.
+    let rendering = render::render_set(&document.document, &values, &args.options)
+        .map_err(|e| format!("{}: {e}", document.name))?;
     let Some(picture) = rendering.picture else {
         let mut report = String::new();
         for issue in &rendering.issues {
@@ -137,9 +142,6 @@ fn execute(args: &Args) -> Result<Outcome, String> {
                 "{name}: error {}: {}\n",
                 issue.path, issue.message
             ));
-        }
-        if report.is_empty() {
-            report = format!("{}: the picture could not be drawn\n", document.name);
         }
         return Ok(Outcome::Invalid(report));
     };

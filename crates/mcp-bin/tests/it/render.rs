@@ -3,6 +3,9 @@
 
 use std::process::Output;
 
+use botmesh_flow_render::MAX_LAYOUT_ITEMS;
+use serde_json::{Value, json};
+
 use crate::util::Dir;
 
 const SHOP: &str = r#"{"version": 2, "id": "shop", "steps": [
@@ -150,4 +153,73 @@ fn usage_and_unreadable_files_exit_2() {
         text(&output.stderr)
     );
     assert!(output.stdout.is_empty());
+}
+
+/// A valid but hostile flow of 500 steps: every other step a branch with three jumps anywhere
+/// in the flow (a fixed 64-bit LCG from `seed`), so its long edges cross hundreds of layers
+/// and one such flow needs more than [`MAX_LAYOUT_ITEMS`] layout items.
+pub(crate) fn hostile_flow(id: &str, seed: u64) -> Value {
+    let steps = 500;
+    let mut state = seed;
+    let mut anywhere = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        format!("s{}", (state >> 33) as usize % steps)
+    };
+    let list: Vec<Value> = (0..steps)
+        .map(|i| match i {
+            _ if i + 1 == steps => json!({"id": format!("s{i}"), "kind": "end"}),
+            _ if i % 2 == 0 => json!({"id": format!("s{i}"), "kind": "branch", "cases": [
+                {"when": {"var": "v", "op": "eq", "value": "a"}, "next": anywhere()},
+                {"when": {"var": "v", "op": "eq", "value": "b"}, "next": anywhere()},
+                {"when": {"var": "v", "op": "eq", "value": "c"}, "next": anywhere()}]}),
+            _ => json!({"id": format!("s{i}"), "kind": "message", "text": "Hi"}),
+        })
+        .collect();
+    json!({"version": 2, "id": id, "steps": list})
+}
+
+/// Checks the one sentence that refuses a set of `flows` flows too large to draw: what, the
+/// number of items, the limit, what to do.
+pub(crate) fn assert_too_large(message: &str, flows: usize) {
+    let start = format!("the picture of {flows} flows is too large to draw: it needs ");
+    let items = message
+        .strip_prefix(&start)
+        .and_then(|rest| rest.split_once(' '))
+        .and_then(|(number, _)| number.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("{message}"));
+    assert!(items > MAX_LAYOUT_ITEMS, "{message}");
+    assert_eq!(
+        message,
+        format!(
+            "{start}{items} layout items (a box per step and a point for each layer an edge \
+             crosses), more than the limit of {MAX_LAYOUT_ITEMS}; render fewer flows at once, or \
+             split a long flow into subflows drawn one at a time"
+        )
+    );
+}
+
+#[test]
+fn a_set_too_large_to_draw_is_one_sentence_on_stderr_writes_nothing_and_exits_2() {
+    let dir = scratch(
+        "too-large",
+        &[
+            ("big.json", &hostile_flow("big", 1).to_string()),
+            ("subflows/other.json", &hostile_flow("other", 2).to_string()),
+        ],
+    );
+    let output = render(
+        &dir,
+        &["big.json", "--subflows", "subflows", "-o", "big.png"],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
+    assert!(output.stdout.is_empty());
+    let stderr = text(&output.stderr);
+    let message = stderr
+        .strip_prefix("botmesh-mcp render: big.json: ")
+        .and_then(|rest| rest.strip_suffix('\n'))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_too_large(message, 2);
+    assert!(!dir.path().join("big.png").exists());
 }

@@ -4,6 +4,7 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Stdio;
 
+use crate::render::{assert_too_large, hostile_flow};
 use crate::util::{command, run_with_input};
 
 /// Runs the binary with `args`, feeds it `input`, closes stdin and collects everything.
@@ -251,4 +252,26 @@ fn both_eras_on_the_same_binary() {
     assert_eq!(answers[1]["result"]["protocolVersion"], "2025-11-25");
     assert_eq!(answers[2]["result"]["resultType"], "complete");
     assert!(answers[3]["result"].get("resultType").is_none());
+}
+
+#[test]
+fn flow_render_of_a_set_too_large_to_draw_is_an_error_result_and_the_session_goes_on() {
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "flow_render",
+        "arguments": {"document": hostile_flow("big", 1), "subflows": [hostile_flow("other", 2)]}}});
+    let input = format!("{INIT}\n{call}\n{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}}\n");
+    let (code, stdout, stderr) = run(&[], &input);
+    assert_eq!(code, 0, "{stderr}");
+    let answers = lines(&stdout);
+    assert_eq!(answers.len(), 3, "{stdout}");
+    let result = &answers[1]["result"];
+    assert_eq!(result["isError"], true, "{result}");
+    let content = result["content"].as_array().expect("content");
+    assert_eq!(content.len(), 1, "one text item, no picture: {result}");
+    assert_too_large(content[0]["text"].as_str().expect("text"), 2);
+    assert_eq!(
+        answers[2]["result"],
+        json!({}),
+        "the next request is answered"
+    );
 }

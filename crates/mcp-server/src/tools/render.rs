@@ -91,7 +91,11 @@ pub(super) fn flow_render() -> Tool {
                 .and_then(Value::as_array)
                 .map_or(&[][..], Vec::as_slice);
             let options = render::Options { direction, theme };
-            let rendering = render::render_set(arg(arguments, "document")?, subflows, &options);
+            // A valid set too large to draw is the request's fault: `isError`, one sentence
+            // naming the size, the limit and what to do.
+            let draw_error = |error: render::Error| ToolError(error.to_string());
+            let rendering = render::render_set(arg(arguments, "document")?, subflows, &options)
+                .map_err(draw_error)?;
             let format = if svg { "svg" } else { "png" };
             let issues = serde_json::to_value(&rendering.issues)
                 .map_err(|error| ToolError(format!("internal error: {error}")))?;
@@ -100,7 +104,6 @@ pub(super) fn flow_render() -> Tool {
                     json!({ "valid": rendering.valid, "issues": issues, "format": format }).into(),
                 );
             };
-            let draw_error = |error: render::Error| ToolError(error.to_string());
             let (width, height, leading) = if svg {
                 let markup = picture.to_svg().map_err(draw_error)?;
                 (picture.width, picture.height, LeadingContent::Text(markup))
