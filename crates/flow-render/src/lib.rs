@@ -37,7 +37,7 @@
 //!    passes through and the edge labels, so a label is laid out like a box of its own.
 //!    The items this makes (a box per node, a point for each layer an edge crosses) are
 //!    counted first: a set that needs more than [`MAX_LAYOUT_ITEMS`] is refused with
-//!    [`Error::TooManyItems`], so one picture stays within tens of megabytes.
+//!    [`Error::TooManyItems`], so one picture stays within about 100 MB.
 //! 3. **Order.** Several starts: document order and the orders in which depth-first
 //!    searches reach the items (from the top and from the bottom, in document order or in
 //!    reverse, mirrored or not): ten for a graph of up to 1000 items (nodes, edge points,

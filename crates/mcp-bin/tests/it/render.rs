@@ -155,9 +155,12 @@ fn usage_and_unreadable_files_exit_2() {
     assert!(output.stdout.is_empty());
 }
 
-/// A valid but hostile flow of 500 steps: every other step a branch with three jumps anywhere
-/// in the flow (a fixed 64-bit LCG from `seed`), so its long edges cross hundreds of layers
-/// and one such flow needs more than [`MAX_LAYOUT_ITEMS`] layout items.
+/// The cases of each branch of [`hostile_flow`].
+const JUMPS: usize = 8;
+
+/// A valid but hostile flow of 500 steps: every other step a branch with [`JUMPS`] jumps
+/// anywhere in the flow (a fixed 64-bit LCG from `seed`), so its long edges cross hundreds of
+/// layers and one such flow needs more than [`MAX_LAYOUT_ITEMS`] layout items.
 pub(crate) fn hostile_flow(id: &str, seed: u64) -> Value {
     let steps = 500;
     let mut state = seed;
@@ -170,10 +173,12 @@ pub(crate) fn hostile_flow(id: &str, seed: u64) -> Value {
     let list: Vec<Value> = (0..steps)
         .map(|i| match i {
             _ if i + 1 == steps => json!({"id": format!("s{i}"), "kind": "end"}),
-            _ if i % 2 == 0 => json!({"id": format!("s{i}"), "kind": "branch", "cases": [
-                {"when": {"var": "v", "op": "eq", "value": "a"}, "next": anywhere()},
-                {"when": {"var": "v", "op": "eq", "value": "b"}, "next": anywhere()},
-                {"when": {"var": "v", "op": "eq", "value": "c"}, "next": anywhere()}]}),
+            _ if i % 2 == 0 => {
+                let cases: Vec<Value> = (0..JUMPS)
+                    .map(|k| json!({"when": {"var": "v", "op": "eq", "value": k}, "next": anywhere()}))
+                    .collect();
+                json!({"id": format!("s{i}"), "kind": "branch", "cases": cases})
+            }
             _ => json!({"id": format!("s{i}"), "kind": "message", "text": "Hi"}),
         })
         .collect();
