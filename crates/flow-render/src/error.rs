@@ -11,7 +11,7 @@ pub enum Error {
     Font,
     /// The set needs more layout items (a box per node, a point per layer each edge crosses)
     /// than [`MAX_LAYOUT_ITEMS`]: checked before the costly part of the layout, it keeps one
-    /// picture within tens of megabytes.
+    /// picture within about 100 MB.
     #[error(
         "the picture of {flows} {noun} is too large to draw: it needs {items} layout items (a box per step and a point for each layer an edge crosses), more than the limit of {limit}; render fewer flows at once, or split a long flow into subflows drawn one at a time",
         noun = flows_noun(*.flows),
