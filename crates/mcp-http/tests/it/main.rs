@@ -16,9 +16,76 @@ use botmesh_mcp_http::{Error, HttpOptions, Listening, serve_with};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
+
+/// Who uses loopback ports: the tests run in parallel, and the system may give a port freed by
+/// one test's server at once to another's, so a test that checks that a stopped server's port
+/// is closed must be alone ([`ports_to_myself`]).
+#[derive(Debug)]
+struct Ports {
+    /// Running servers of the other tests.
+    servers: usize,
+    /// Whether a test has the ports to itself.
+    alone: bool,
+}
+
+static PORTS: Mutex<Ports> = Mutex::new(Ports {
+    servers: 0,
+    alone: false,
+});
+static PORTS_CHANGED: Condvar = Condvar::new();
+
+fn ports() -> MutexGuard<'static, Ports> {
+    PORTS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One running server counted in [`PORTS`] until dropped (also when its start panics).
+struct SharedPorts;
+
+/// Waits until no other test has the ports to itself, then counts one more server. A test may
+/// run several servers at once (they never wait for each other).
+fn share_ports() -> SharedPorts {
+    let mut ports = ports();
+    while ports.alone {
+        ports = PORTS_CHANGED
+            .wait(ports)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+    ports.servers += 1;
+    SharedPorts
+}
+
+impl Drop for SharedPorts {
+    fn drop(&mut self) {
+        ports().servers -= 1;
+        PORTS_CHANGED.notify_all();
+    }
+}
+
+/// The ports to one test until dropped: no other test's server runs meanwhile. Start the
+/// test's own server with [`Server::start_holding_ports`].
+#[must_use = "the ports are the test's only while the guard lives"]
+pub(crate) struct PortsToMyself;
+
+pub(crate) fn ports_to_myself() -> PortsToMyself {
+    let mut ports = ports();
+    while ports.alone || ports.servers > 0 {
+        ports = PORTS_CHANGED
+            .wait(ports)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+    ports.alone = true;
+    PortsToMyself
+}
+
+impl Drop for PortsToMyself {
+    fn drop(&mut self) {
+        ports().alone = false;
+        PORTS_CHANGED.notify_all();
+    }
+}
 
 /// A running server; stopped (gracefully) on drop.
 pub(crate) struct Server {
@@ -27,6 +94,9 @@ pub(crate) struct Server {
     pub(crate) metrics: Option<SocketAddr>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<Result<(), Error>>>,
+    /// Counted in [`PORTS`] (not when its test has them alone); released after the server has
+    /// stopped, as fields drop after `drop`.
+    _shared: Option<SharedPorts>,
 }
 
 impl Server {
@@ -35,6 +105,16 @@ impl Server {
     }
 
     pub(crate) fn start_with(server: ServerOptions, options: HttpOptions) -> Server {
+        let shared = share_ports();
+        Self::launch(server, options, Some(shared))
+    }
+
+    /// Starts a server for a test that holds [`ports_to_myself`].
+    pub(crate) fn start_holding_ports(options: HttpOptions) -> Server {
+        Self::launch(ServerOptions::default(), options, None)
+    }
+
+    fn launch(server: ServerOptions, options: HttpOptions, shared: Option<SharedPorts>) -> Server {
         capture_logs();
         let options = options.with_addr("127.0.0.1:0".parse().unwrap());
         let options = match options.metrics_addr {
@@ -62,6 +142,7 @@ impl Server {
             metrics: listening.metrics,
             stop: Some(stop),
             thread: Some(thread),
+            _shared: shared,
         }
     }
 

@@ -270,7 +270,9 @@ fn health_and_readiness_need_nothing_and_metrics_follow_the_token_rule() {
 
 #[test]
 fn shutdown_turns_readiness_off_and_finishes_the_request_in_flight() {
-    let mut server = Server::start(
+    // Alone on the ports until the end, so "no longer listening" is about this server.
+    let _ports = ports_to_myself();
+    let mut server = Server::start_holding_ports(
         HttpOptions::default()
             .with_rate_limit_per_minute(0)
             .with_metrics_addr(Some("127.0.0.1:0".parse().unwrap())),
