@@ -10,27 +10,12 @@
 
 use std::time::{Duration, Instant};
 
-use botmesh_flow_analyzer::{Direction, Value, describe};
-use botmesh_flow_render::{Options, Theme, layout};
-use serde_json::json;
+#[path = "../src/bench_flow.rs"]
+mod bench_flow;
 
-fn flow(steps: usize) -> Value {
-    let list: Vec<Value> = (0..steps)
-        .map(|i| {
-            let id = format!("step_{i}");
-            match i % 10 {
-                _ if i + 1 == steps => json!({"id": id, "kind": "end", "text": "Bye"}),
-                3 => json!({"id": id, "kind": "buttons", "text": "Continue?", "buttons": [
-                    {"id": "y", "title": "Yes, continue"},
-                    {"id": "n", "title": "Start again", "next": format!("step_{}", i - 3)}]}),
-                7 => json!({"id": id, "kind": "branch", "cases": [
-                    {"when": {"var": "name", "op": "eq", "value": "x"}, "next": format!("step_{}", (i + 5).min(steps - 1))}]}),
-                _ => json!({"id": id, "kind": "message", "text": format!("Message number {i} of the flow")}),
-            }
-        })
-        .collect();
-    json!({"version": 2, "id": "bench", "steps": list})
-}
+use bench_flow::benchmark_flow;
+use botmesh_flow_analyzer::{Direction, describe};
+use botmesh_flow_render::{Options, Theme, layout};
 
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
@@ -51,7 +36,7 @@ fn measure(mut f: impl FnMut()) -> Duration {
 }
 
 fn main() {
-    let document = flow(500);
+    let document = benchmark_flow(500);
     let graph = describe(&[&document]);
     let options = Options {
         direction: Direction::TD,

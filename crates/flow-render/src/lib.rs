@@ -112,6 +112,8 @@ mod svg;
 mod text;
 
 #[cfg(test)]
+mod bench_flow;
+#[cfg(test)]
 mod tests;
 
 use botmesh_flow_analyzer::{Graph, SourcedIssue, Value, analyze_set};

@@ -8,6 +8,7 @@ use expect_test::expect_file;
 use proptest::prelude::*;
 use serde_json::json;
 
+use crate::bench_flow::benchmark_flow;
 use crate::font::{FALLBACK_CHAR, displayable, font};
 use crate::picture::{Picture, Rect};
 use crate::text::wrap;
@@ -170,27 +171,6 @@ fn every_fixture_is_drawn_without_a_crossing() {
     }
 }
 
-/// The flow of `benches/render.rs`: 500 steps, a chain of messages, buttons with a loop back
-/// every 10 steps, and branches.
-fn benchmark_flow() -> Value {
-    let steps = 500;
-    let list: Vec<Value> = (0..steps)
-        .map(|i| {
-            let id = format!("step_{i}");
-            match i % 10 {
-                _ if i + 1 == steps => json!({"id": id, "kind": "end", "text": "Bye"}),
-                3 => json!({"id": id, "kind": "buttons", "text": "Continue?", "buttons": [
-                    {"id": "y", "title": "Yes, continue"},
-                    {"id": "n", "title": "Start again", "next": format!("step_{}", i - 3)}]}),
-                7 => json!({"id": id, "kind": "branch", "cases": [
-                    {"when": {"var": "name", "op": "eq", "value": "x"}, "next": format!("step_{}", (i + 5).min(steps - 1))}]}),
-                _ => json!({"id": id, "kind": "message", "text": format!("Message number {i} of the flow")}),
-            }
-        })
-        .collect();
-    json!({"version": 2, "id": "bench", "steps": list})
-}
-
 /// A valid but hostile flow of 500 steps: every other step a branch with [`JUMPS`] jumps
 /// anywhere in the flow (a fixed 64-bit LCG from `seed`), so its edges cross hundreds of
 /// layers: one such flow needs more than [`MAX_LAYOUT_ITEMS`] layout items.
@@ -255,7 +235,7 @@ fn a_set_too_large_to_lay_out_is_refused_with_its_size_and_the_limit() {
 
 #[test]
 fn the_500_step_benchmark_flow_is_drawn_within_the_limit() {
-    let picture = picture_of(&[benchmark_flow()], Direction::TD, Theme::Light);
+    let picture = picture_of(&[benchmark_flow(500)], Direction::TD, Theme::Light);
     assert_eq!(picture.nodes.len(), 500);
     assert!(problems(&picture).is_empty());
 }

@@ -1,4 +1,4 @@
-//! The 500-step flow of flow-render's benchmark (`crates/flow-render/benches/render.rs`: a
+//! The 500-step flow of flow-render's benchmark (`crates/flow-render/src/bench_flow.rs`: a
 //! chain of messages, buttons with a loop back every 10 steps, and branches), laid out by us
 //! and written in the harness's format, so every candidate gets the same nodes, sizes and
 //! edges, and compare.mjs can lay it out with dagre.js.
