@@ -1020,53 +1020,67 @@ fn reduce_crossings(
         &STARTS[..LARGE_STARTS]
     };
     let mut position = vec![0usize; items.len()];
-    let mut best: Option<(usize, Vec<Vec<usize>>, Vec<usize>)> = None;
+    let layers = order.len();
     let mut work = Work {
         done: 0,
         limit: ORDER_WORK,
     };
-    let mut attempt = |items: &mut [Item], start: Start, place: &[usize], work: &mut Work| {
+    // The fewest crossings so far, their order and the cluster place of each flow (the first
+    // found on a tie).
+    let mut best = Best {
+        crossings: usize::MAX,
+        order: Vec::new(),
+        place: vec![0; clusters],
+    };
+    let mut attempt = |items: &mut [Item], start: Start, place: &[usize], best: &mut Best| {
         for item in items.iter_mut() {
             item.group = place[item.flow];
         }
-        let mut candidate = initial_order(start, items, up, down, order.len());
-        let crossings = improve(items, up, down, &mut candidate, &mut position, work);
-        if best.as_ref().is_none_or(|b| crossings < b.0) {
-            best = Some((crossings, candidate, place.to_vec()));
+        let mut candidate = initial_order(start, items, up, down, layers);
+        let crossings = improve(items, up, down, &mut candidate, &mut position, &mut work);
+        if crossings < best.crossings {
+            *best = Best {
+                crossings,
+                order: candidate,
+                place: place.to_vec(),
+            };
         }
-        crossings
+        work.spent()
     };
     // The first start in every cluster order, then the other starts in the best one.
+    // `attempt` tells whether the work budget is spent.
     let mut place = vec![0usize; clusters];
-    let mut best_place = place.clone();
-    let mut fewest = usize::MAX;
+    let mut spent = false;
     for flows in cluster_orders(clusters) {
         for (g, &f) in flows.iter().enumerate() {
             place[f] = g;
         }
-        let crossings = attempt(items, starts[0], &place, &mut work);
-        if crossings < fewest {
-            fewest = crossings;
-            best_place.clone_from(&place);
-        }
-        if fewest == 0 || work.spent() {
+        spent = attempt(items, starts[0], &place, &mut best);
+        if best.crossings == 0 || spent {
             break;
         }
     }
+    let best_place = best.place.clone();
     for &start in &starts[1..] {
-        if fewest == 0 || work.spent() {
+        if best.crossings == 0 || spent {
             break;
         }
-        fewest = fewest.min(attempt(items, start, &best_place, &mut work));
+        spent = attempt(items, start, &best_place, &mut best);
     }
-    let Some((crossings, best_order, place)) = best else {
-        return 0;
-    };
     for item in items.iter_mut() {
-        item.group = place[item.flow];
+        item.group = best.place[item.flow];
     }
-    order.clone_from_slice(&best_order);
-    crossings
+    order.clone_from_slice(&best.order);
+    best.crossings
+}
+
+/// The best order crossing reduction has found so far.
+#[derive(Debug)]
+struct Best {
+    crossings: usize,
+    order: Vec<Vec<usize>>,
+    /// Each flow's place among the clusters, left to right.
+    place: Vec<usize>,
 }
 
 /// Barycenter sweeps, alternately down and up, each followed by transposition and sifting,
