@@ -413,6 +413,12 @@ pub(crate) struct Index {
     has_code: Vec<bool>,
     /// Locale names (`""` for the root's, first), their section counts and stemming languages.
     locales: Vec<(String, u32, usize)>,
+    /// Per locale, its first section id and one past its last, when its
+    /// sections are one run of ids (always, for the locales other than the
+    /// root's: a locale is a top-level folder, and pages are sorted by path),
+    /// so a term's document frequency in it is two binary searches of the
+    /// term's (ascending) postings instead of a pass over them all.
+    locale_spans: Option<Vec<(u32, u32)>>,
     /// Section id → running score, all default between queries.
     scratch: Vec<SectionScore>,
 }
@@ -498,17 +504,23 @@ impl Index {
         let mut heading_words = Vec::new();
         let mut has_code = Vec::new();
         let mut locales: Vec<(String, u32, usize)> = vec![(String::new(), 0, ENGLISH)];
+        let mut spans: Vec<(u32, u32)> = vec![(0, 0)];
         for (page_ix, page) in self.pages.iter().enumerate() {
             let locale = locale_of(&page.rel);
             let locale_ix = match locales.iter().position(|(l, _, _)| l == locale) {
                 Some(ix) => ix,
                 None if locales.len() < usize::from(u8::MAX) => {
                     locales.push((locale.to_owned(), 0, lang_of(locale)));
+                    let first = u32::try_from(sections.len()).unwrap_or(u32::MAX);
+                    spans.push((first, first));
                     locales.len() - 1
                 }
                 None => 0,
             };
             locales[locale_ix].1 += u32::try_from(page.sections.len()).unwrap_or(u32::MAX);
+            if let Some(span) = spans.get_mut(locale_ix) {
+                span.1 = u32::try_from(sections.len() + page.sections.len()).unwrap_or(u32::MAX);
+            }
             for (section_ix, section) in page.sections.iter().enumerate() {
                 let mut len = [0u16; FIELDS];
                 let mut field = HEADING;
@@ -594,6 +606,12 @@ impl Index {
         self.section_lang = section_lang;
         self.heading_words = heading_words;
         self.has_code = has_code;
+        let contiguous = locales
+            .iter()
+            .zip(&spans)
+            .skip(1)
+            .all(|((_, count, _), (first, end))| end - first == *count);
+        self.locale_spans = contiguous.then_some(spans);
         self.locales = locales;
         self.scratch = Vec::new();
     }
@@ -770,9 +788,21 @@ impl Index {
             let Some(term) = self.known(&folded) else {
                 continue;
             };
-            df.iter_mut().for_each(|d| *d = 0);
-            for &[posting, _] in self.postings_of(term) {
-                df[usize::from(self.section_locale[(posting >> FLAG_BITS) as usize])] += 1;
+            let postings = self.postings_of(term);
+            if let Some(spans) = &self.locale_spans {
+                let below = |id: u32| postings.partition_point(|&[p, _]| p >> FLAG_BITS < id);
+                let mut rest = postings.len();
+                for (d, &(first, end)) in df.iter_mut().zip(spans).skip(1) {
+                    let n = below(end) - below(first);
+                    rest -= n;
+                    *d = u32::try_from(n).unwrap_or(u32::MAX);
+                }
+                df[0] = u32::try_from(rest).unwrap_or(u32::MAX);
+            } else {
+                df.iter_mut().for_each(|d| *d = 0);
+                for &[posting, _] in postings {
+                    df[usize::from(self.section_locale[(posting >> FLAG_BITS) as usize])] += 1;
+                }
             }
             for (l, (_, n, _)) in self.locales.iter().enumerate() {
                 likelihood[l] += ((f64::from(df[l]) + 0.5) / (f64::from(*n) + 1.0)).ln();
@@ -883,6 +913,10 @@ impl Index {
             // only sections that would reach the `limit`-th best score without
             // it by adding it need the (costlier) check; the result is exact.
             let bonus = w.phrase * total_idf;
+            // Anchored on the phrase's rarest word: the fewest candidates.
+            let anchor = (0..phrase.len())
+                .min_by_key(|&k| self.df(phrase[k]))
+                .unwrap_or(0);
             let threshold = if scored.len() > limit {
                 let mut scores: Vec<f64> = scored.iter().map(|s| s.0).collect();
                 let (_, kth, _) = scores.select_nth_unstable_by(limit - 1, |a, b| b.total_cmp(a));
@@ -893,7 +927,7 @@ impl Index {
             for entry in &mut scored {
                 if entry.2
                     && entry.0 + bonus >= threshold
-                    && contains_run(&self.section(entry.1).1.seq, phrase)
+                    && contains_run(&self.section(entry.1).1.seq, phrase, anchor)
                 {
                     entry.0 += bonus;
                 }
@@ -983,13 +1017,66 @@ impl Index {
     }
 }
 
-/// Whether `needle` occurs as a contiguous run in `haystack`.
-fn contains_run(haystack: &[u32], needle: &[u32]) -> bool {
-    let Some((&first, rest)) = needle.split_first() else {
+/// Whether `haystack` holds `needle` as a run, looked for from the
+/// occurrences of the needle's `anchor`-th term (its rarest: the fewest
+/// candidates). The haystack is scanned for the anchor a chunk at a time
+/// with a comparison without early exit, which the compiler vectorizes.
+fn contains_run(haystack: &[u32], needle: &[u32], anchor: usize) -> bool {
+    const CHUNK: usize = 32;
+    let Some(&key) = needle.get(anchor) else {
         return false;
     };
-    haystack
-        .iter()
-        .enumerate()
-        .any(|(i, &t)| t == first && haystack.get(i + 1..i + 1 + rest.len()) == Some(rest))
+    let run_at = |i: usize| {
+        i.checked_sub(anchor)
+            .and_then(|start| haystack.get(start..start + needle.len()))
+            .is_some_and(|window| window.iter().zip(needle).all(|(a, b)| a == b))
+    };
+    haystack.chunks(CHUNK).enumerate().any(|(c, chunk)| {
+        chunk.iter().fold(false, |any, &t| any | (t == key))
+            && chunk
+                .iter()
+                .enumerate()
+                .any(|(j, &t)| t == key && run_at(c * CHUNK + j))
+    })
+}
+
+#[cfg(test)]
+mod run_tests {
+    use super::contains_run;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 512,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x5e9),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// Any anchor finds exactly the runs a plain window comparison finds,
+        /// in haystacks shorter and longer than a chunk, with few distinct
+        /// terms so that runs and near misses are common.
+        #[test]
+        fn contains_run_agrees_with_windows(
+            haystack in proptest::collection::vec(0u32..4, 0..100),
+            needle in proptest::collection::vec(0u32..4, 1..5),
+            anchor in 0usize..5,
+        ) {
+            let anchor = anchor % needle.len();
+            let expected = haystack.windows(needle.len()).any(|w| w == needle.as_slice());
+            prop_assert_eq!(contains_run(&haystack, &needle, anchor), expected);
+        }
+    }
+
+    #[test]
+    fn a_run_across_a_chunk_boundary_is_found() {
+        let mut haystack = vec![9u32; 64];
+        haystack[30..35].copy_from_slice(&[1, 2, 3, 4, 5]);
+        for anchor in 0..5 {
+            assert!(contains_run(&haystack, &[1, 2, 3, 4, 5], anchor));
+            assert!(!contains_run(&haystack, &[1, 2, 4, 5], anchor.min(3)));
+        }
+        assert!(!contains_run(&haystack, &[], 0));
+        assert!(!contains_run(&[], &[1], 0));
+    }
 }
