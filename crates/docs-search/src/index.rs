@@ -78,6 +78,11 @@ struct Weights {
     /// question about a task is more often answered by the section that shows
     /// how, and the bonus grows with how well the section matches.
     example: f64,
+    /// Neighbour bonus: this share of the score of the better of the sections
+    /// just before and just after it on the same page (a question's words are
+    /// often spread over neighbours: the problem told in one section, the
+    /// fix shown in the next).
+    neighbour: f64,
     /// How much likelier (natural log) a query must be in another locale than
     /// in the root's to be taken as that locale's.
     locale_margin: f64,
@@ -96,6 +101,7 @@ const WEIGHTS: Weights = Weights {
     phrase: 1.0,
     locale: 0.3,
     example: 0.3,
+    neighbour: 0.1,
     locale_margin: 1.0,
 };
 
@@ -904,6 +910,31 @@ impl Index {
                 (score, id, a.matched == all)
             })
             .collect();
+        if w.neighbour > 0.0 {
+            // Each touched section's score, where its neighbours can read it
+            // (an untouched section's is zero); all read before any changes.
+            for &(score, id, _) in &scored {
+                scores[id as usize].score = score;
+            }
+            let near = |i: usize, page: u32| {
+                self.sections
+                    .get(i)
+                    .filter(|s| s.0 == page)
+                    .map_or(0.0, |_| scores[i].score)
+            };
+            let borrowed: Vec<f64> = scored
+                .iter()
+                .map(|&(_, id, _)| {
+                    let i = id as usize;
+                    let page = self.sections[i].0;
+                    let before = i.checked_sub(1).map_or(0.0, |j| near(j, page));
+                    w.neighbour * before.max(near(i + 1, page))
+                })
+                .collect();
+            for (entry, add) in scored.iter_mut().zip(borrowed) {
+                entry.0 += add;
+            }
+        }
         for &id in &touched {
             scores[id as usize] = SectionScore::default();
         }

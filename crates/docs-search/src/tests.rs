@@ -255,6 +255,40 @@ fn a_section_that_shows_code_outranks_its_twin_in_prose() {
 }
 
 #[test]
+fn a_section_borrows_from_its_neighbours_on_the_same_page_only() {
+    let tree = TempTree::new();
+    // The same section on two pages: in `z.md` the section before it tells
+    // the problem the query also names; in `a.md` the page ends with it, and
+    // the next page (`b.md`, the next section in the index) tells the same
+    // problem, which must not count for `a.md`.
+    let fix = "## Override a dependency\n\nPut a replacement in `dependency_overrides`.\n";
+    let problem = "An external auth provider that tests cannot call.\n";
+    tree.write("a.md", &format!("# Testing\n\nAbout tests.\n\n{fix}"))
+        .write("b.md", &format!("# Use cases\n\n{problem}"))
+        .write(
+            "z.md",
+            &format!("# Testing\n\nAbout tests.\n\n## Use cases\n\n{problem}\n{fix}"),
+        );
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs
+        .search("override a dependency of the auth provider", 10)
+        .unwrap();
+    let found: Vec<(&str, &str)> = hits
+        .iter()
+        .map(|h| (h.path.as_str(), h.heading.as_str()))
+        .collect();
+    assert_eq!(
+        found[..2],
+        [
+            ("z.md", "Override a dependency"),
+            ("a.md", "Override a dependency")
+        ],
+        "{hits:#?}"
+    );
+    assert!(hits[0].score > hits[1].score);
+}
+
+#[test]
 fn coverage_beats_a_single_rare_term() {
     let tree = TempTree::new();
     tree.write("a.md", "# A\n\nThe webhook signature.\n")
