@@ -916,6 +916,21 @@ impl Index {
             for &(score, id, _) in &scored {
                 scores[id as usize].score = score;
             }
+            // Only a section that could still reach the `limit`-th best score
+            // with the largest bonuses it could get needs its neighbours read;
+            // the others leave now (exact: no bonus is negative).
+            if scored.len() > limit {
+                let mut base: Vec<f64> = scored.iter().map(|s| s.0).collect();
+                let (above, kth, _) = base.select_nth_unstable_by(limit - 1, |a, b| b.total_cmp(a));
+                let floor = *kth - 0.002;
+                let most = w.neighbour * above.iter().fold(*kth, |m, &s| m.max(s));
+                let phrase = if query.phrase.is_some() {
+                    w.phrase * total_idf
+                } else {
+                    0.0
+                };
+                scored.retain(|s| s.0 + most + if s.2 { phrase } else { 0.0 } >= floor);
+            }
             let near = |i: usize, page: u32| {
                 self.sections
                     .get(i)

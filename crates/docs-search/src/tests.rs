@@ -744,6 +744,16 @@ fn every_spanish_query_ranks_the_same_typed_without_accents() {
 mod properties {
     use super::*;
     use proptest::prelude::*;
+    use std::sync::OnceLock;
+
+    /// The index of the project's docs and its known items, built once.
+    fn project_docs() -> &'static (DocsIndex, Vec<KnownItem>) {
+        static DOCS: OnceLock<(DocsIndex, Vec<KnownItem>)> = OnceLock::new();
+        DOCS.get_or_init(|| {
+            let docs = DocsIndex::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs")).unwrap();
+            (docs, known_items())
+        })
+    }
 
     fn config() -> ProptestConfig {
         ProptestConfig {
@@ -776,6 +786,33 @@ mod properties {
                 prop_assert!(!hit.path.starts_with("api/") && !hit.path.contains("/."));
             }
             prop_assert_eq!(docs.search(&query, limit).unwrap(), hits);
+        }
+
+        /// The best `limit` results are the first `limit` of a longer list
+        /// (the neighbour and phrase steps skip sections that cannot reach
+        /// the limit: that must not change which ones do). Queries are runs
+        /// of words from the known items over the project's docs (so phrases
+        /// occur), or words picked across them.
+        #[test]
+        fn a_short_list_is_the_start_of_a_long_one(
+            item in 0usize..1000,
+            from in 0usize..8,
+            len in 1usize..7,
+            picks in proptest::collection::vec(0usize..10_000, 0..4),
+            limit in 1usize..12,
+        ) {
+            let (docs, items) = project_docs();
+            let words: Vec<&str> = items[item % items.len()].query.split(' ').collect();
+            let from = from % words.len();
+            let mut query: Vec<&str> = words[from..(from + len).min(words.len())].to_vec();
+            for pick in picks {
+                let other: Vec<&str> = items[pick % items.len()].query.split(' ').collect();
+                query.push(other[pick % other.len()]);
+            }
+            let query = query.join(" ");
+            let long = docs.search(&query, 200).unwrap();
+            let short = docs.search(&query, limit).unwrap();
+            prop_assert_eq!(&short[..], &long[..limit.min(long.len())], "{}", query);
         }
 
         #[test]
