@@ -78,11 +78,12 @@
 //! - Each section is scored with BM25F over four fields: heading (weight 3),
 //!   body (1), code (0.5: code blocks, and paragraphs that only include a
 //!   code file, such as VitePress `<<< @/snippets/x.json` or mdBook
-//!   `{{#include x.rs}}`) and context (1: the page title and the
-//!   headings above the section's). A query word's frequency in each field
-//!   is length-normalised per field (`b` 0.5, 0.9, 0.75, 0.5), weighted,
-//!   summed, then saturated (`k1` 1.2) and multiplied by the word's inverse
-//!   document frequency (BM25's, over sections). English and Spanish
+//!   `{{#include x.rs}}`, and mkdocstrings directives such as
+//!   `::: fastapi.WebSocket` with their options) and context (1: the page
+//!   title and the headings above the section's). A query word's frequency
+//!   in each field is length-normalised per field (`b` 0.5, 0.9, 0.75,
+//!   0.5), weighted, summed, then saturated (`k1` 1.2) and multiplied by the
+//!   word's inverse document frequency (BM25's, over sections). English and Spanish
 //!   function words (`the`, `de`) weigh 0.3, an identifier's parts 0.5.
 //! - Bonuses: coverage (the query's total IDF times the squared share of it
 //!   the section matches); heading coverage (the IDF of the words found in

@@ -103,12 +103,44 @@ fn is_code_include(text: &str) -> bool {
         || wrapped("{*", "*}")
 }
 
+/// The title of a PyMdown block's opening line (`/// note | Technical
+/// Details`: `Technical Details`; `/// tip`: empty) or of its closing line
+/// (`///`: empty); `None` when the line is no such fence. The block's kind is
+/// markup, like a VitePress container's.
+fn block_title(line: &str) -> Option<&str> {
+    let rest = line.trim().strip_prefix("///")?;
+    if rest.is_empty() {
+        return Some("");
+    }
+    let rest = rest.strip_prefix(' ')?;
+    let (kind, title) = rest.split_once('|').unwrap_or((rest, ""));
+    let kind = kind.trim();
+    let markup = !kind.is_empty() && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    markup.then_some(title.trim())
+}
+
+/// The documented object of a mkdocstrings directive line (`::: fastapi.WebSocket`,
+/// its colons included or not): a dotted path of identifiers. A VitePress
+/// container (`::: tip Title`, `::: warning`) has no dot in its name, so it is
+/// not one.
+fn autodoc_path(line: &str) -> Option<&str> {
+    let rest = line.trim().trim_start_matches(':').trim();
+    let ident = |s: &str| {
+        !s.is_empty()
+            && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+    };
+    (rest.contains('.') && rest.split('.').all(ident)).then_some(rest)
+}
+
 /// Parses `source` (one page's Markdown) into its title and sections.
 ///
 /// Headings are ATX or setext (a `#` inside fenced or indented code is code);
 /// inline code, link texts and image descriptions are body text; a paragraph
-/// that only includes a code file ([`is_code_include`]) is code; HTML and
-/// VitePress container fences (`::: tip`) are neither.
+/// that only includes a code file ([`is_code_include`]) or is a mkdocstrings
+/// directive (`::: fastapi.WebSocket` and its options) is code; HTML,
+/// VitePress container fences (`::: tip`) and PyMdown block fences (`/// tip`,
+/// `///`; a `| title` stays text) are neither.
 pub(crate) fn parse(source: &str) -> ParsedPage {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
@@ -135,6 +167,12 @@ pub(crate) fn parse(source: &str) -> ParsedPage {
     let mut line_start = true;
     // Where the open paragraph's text starts in `body`.
     let mut paragraph_at = None;
+    // Whether the current paragraph is a mkdocstrings directive.
+    let mut autodoc = false;
+    // Whether the next text starts a definition-list definition, whose `:`
+    // marker the parser took: a `::: tip` line after a paragraph is parsed
+    // as a definition and reaches us as `:: tip`.
+    let mut definition_start = false;
 
     for event in Parser::new_ext(source, options) {
         match event {
@@ -204,10 +242,24 @@ pub(crate) fn parse(source: &str) -> ParsedPage {
                 if in_code {
                     target.push_str(&text);
                 } else {
-                    // VitePress containers: a line `::: tip Title` or `:::` is markup.
+                    // VitePress containers: a line `::: tip Title` or `:::` is
+                    // markup; `::: package.Name` is a mkdocstrings directive.
+                    let colon_taken = std::mem::take(&mut definition_start);
                     for (i, line) in text.split('\n').enumerate() {
                         let at_start = line_start || i > 0;
-                        if at_start && line.trim_start().starts_with(":::") {
+                        let marker = if colon_taken && i == 0 { "::" } else { ":::" };
+                        if at_start && line.trim_start().starts_with(marker) {
+                            if let Some(path) = autodoc_path(line) {
+                                autodoc = true;
+                                target.push(' ');
+                                target.push_str(path);
+                            }
+                            target.push(' ');
+                            continue;
+                        }
+                        if at_start && let Some(title) = block_title(line) {
+                            target.push(' ');
+                            target.push_str(title);
                             target.push(' ');
                             continue;
                         }
@@ -228,7 +280,7 @@ pub(crate) fn parse(source: &str) -> ParsedPage {
             }
             Event::End(TagEnd::Paragraph) => {
                 if let Some(at) = paragraph_at.take()
-                    && is_code_include(&body[at..])
+                    && (std::mem::take(&mut autodoc) || is_code_include(&body[at..]))
                 {
                     code.push(' ');
                     code.push_str(&body[at..]);
@@ -250,9 +302,14 @@ pub(crate) fn parse(source: &str) -> ParsedPage {
             }
             Event::Start(Tag::Paragraph) => {
                 line_start = true;
+                autodoc = false;
                 paragraph_at = heading.is_none().then_some(body.len());
             }
             Event::Start(Tag::Item) => line_start = true,
+            Event::Start(Tag::DefinitionListDefinition) => {
+                line_start = true;
+                definition_start = true;
+            }
             _ => {}
         }
     }
@@ -344,13 +401,32 @@ mod tests {
     }
 
     #[test]
+    fn mkdocstrings_directives_are_code_and_pymdown_fences_markup() {
+        // As FastAPI writes its reference pages: PyMdown blocks (`/// tip`,
+        // `/// note | Title`: the kind is markup, the title text) and a
+        // mkdocstrings directive with its options, after which a `::: tip`
+        // line is parsed as a definition (`:` taken) yet is still markup.
+        let source = "# WebSockets\n\nRead data from the client.\n\n/// tip\n\nUse it.\n\n///\n\n\
+            /// note | Technical Details\n\nFrom Starlette.\n\n///\n\n\
+            ::: fastapi.WebSocket\n    options:\n        members:\n            - receive_json\n            - send_json\n\n\
+            ::: tip\nA container.\n:::\n\n/// is a comment in Rust, ///not a fence.\n";
+        expect![[r#"
+            title: Some("WebSockets")
+            ## "WebSockets"
+            "Read data from the client. Use it. Technical Details From Starlette. A container. /// is a comment in Rust, ///not a fence."
+            code: "fastapi.WebSocket options: members: - receive_json - send_json"
+        "#]]
+        .assert_eq(&show(source));
+    }
+
+    #[test]
     fn vitepress_containers_are_markup() {
         let source =
             "# Page\n\n::: tip Remember\nKeep it short.\n:::\n\n::: warning\nCareful.\n:::\n";
         expect![[r#"
             title: Some("Page")
             ## "Page"
-            "Keep it short. :: :: warning Careful. ::"
+            "Keep it short. Careful."
         "#]]
         .assert_eq(&show(source));
     }
