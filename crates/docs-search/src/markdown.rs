@@ -104,11 +104,16 @@ fn is_code_include(text: &str) -> bool {
 }
 
 /// The title of a PyMdown block's opening line (`/// note | Technical
-/// Details`: `Technical Details`; `/// tip`: empty) or of its closing line
-/// (`///`: empty); `None` when the line is no such fence. The block's kind is
-/// markup, like a VitePress container's.
+/// Details`: `Technical Details`; `/// tip`: empty; nested blocks have more
+/// slashes: `//// tab | Python 3.10+`) or of its closing line (`///`: empty);
+/// `None` when the line is no such fence. The block's kind is markup, like a
+/// VitePress container's.
 fn block_title(line: &str) -> Option<&str> {
-    let rest = line.trim().strip_prefix("///")?;
+    let line = line.trim();
+    let rest = line.trim_start_matches('/');
+    if line.len() - rest.len() < 3 {
+        return None;
+    }
     if rest.is_empty() {
         return Some("");
     }
@@ -407,13 +412,14 @@ mod tests {
         // mkdocstrings directive with its options, after which a `::: tip`
         // line is parsed as a definition (`:` taken) yet is still markup.
         let source = "# WebSockets\n\nRead data from the client.\n\n/// tip\n\nUse it.\n\n///\n\n\
-            /// note | Technical Details\n\nFrom Starlette.\n\n///\n\n\
+            /// note | Technical Details\n\nFrom Starlette.\n\n\
+            //// tab | Python 3.10+\n\nNested.\n\n////\n\n///\n\n\
             ::: fastapi.WebSocket\n    options:\n        members:\n            - receive_json\n            - send_json\n\n\
             ::: tip\nA container.\n:::\n\n/// is a comment in Rust, ///not a fence.\n";
         expect![[r#"
             title: Some("WebSockets")
             ## "WebSockets"
-            "Read data from the client. Use it. Technical Details From Starlette. A container. /// is a comment in Rust, ///not a fence."
+            "Read data from the client. Use it. Technical Details From Starlette. Python 3.10+ Nested. A container. /// is a comment in Rust, ///not a fence."
             code: "fastapi.WebSocket options: members: - receive_json - send_json"
         "#]]
         .assert_eq(&show(source));
