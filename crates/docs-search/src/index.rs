@@ -707,7 +707,8 @@ impl Index {
             fold_into(word, &mut folded);
             let whole = self.known(&folded);
             if !all_stopwords && is_stopword(&folded) {
-                // Function words count little, and not towards headings.
+                // Function words count little in BM25F (their heading matches still count;
+                // leaving them out measured worse on the tuning half).
                 match whole {
                     Some(id) => {
                         phrase.push(id);
