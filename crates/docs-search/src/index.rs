@@ -179,7 +179,15 @@ fn read_page(root: &Root, listed: &Listed) -> (ParsedPage, usize) {
         tracing::warn!(page = %listed.rel, %error, "skipping an unreadable page");
         String::new()
     });
-    (markdown::parse(&source), source.len())
+    let (page, fallback) = markdown::parse_safely(&source);
+    if let Some(fallback) = fallback {
+        tracing::warn!(
+            page = %listed.rel,
+            ?fallback,
+            "the Markdown parser failed on this page; indexed it in a simpler way"
+        );
+    }
+    (page, source.len())
 }
 
 /// Below this many pages to read, a refresh reads and parses them on the

@@ -289,6 +289,21 @@ fn a_section_borrows_from_its_neighbours_on_the_same_page_only() {
 }
 
 #[test]
+fn a_page_the_markdown_parser_fails_on_is_still_searchable() {
+    // pulldown-cmark panics on this page; the tree stays searchable, that
+    // page included (parsed without definition lists).
+    let tree = TempTree::new();
+    tree.write(
+        "odd.md",
+        "Quirky words\n::: tip Title\n    {* app.py *}\n    ===\n",
+    )
+    .write("fine.md", "# Fine\n\nOrdinary words.\n");
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    assert_eq!(paths(&docs.search("quirky", 5).unwrap()), ["odd.md"]);
+    assert_eq!(paths(&docs.search("ordinary", 5).unwrap()), ["fine.md"]);
+}
+
+#[test]
 fn coverage_beats_a_single_rare_term() {
     let tree = TempTree::new();
     tree.write("a.md", "# A\n\nThe webhook signature.\n")
