@@ -34,6 +34,9 @@
 //! short-lived helper thread while the calling thread turns the previous
 //! page into terms, in page order, so the index is the same as a one-thread
 //! build's; warnings about unreadable pages are then logged from that thread.
+//! A page the Markdown parser panics on (pulldown-cmark does on rare inputs)
+//! is parsed again without definition lists, then as plain text, with a
+//! warning: one odd page never makes the tree's searches fail.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
