@@ -770,6 +770,49 @@ mod properties {
         })
     }
 
+    /// Pieces of pages and queries for the random trees.
+    const PIECES: &[&str] = &[
+        "# Título",
+        "## Sub heading",
+        "### Tercer nivel",
+        "Setext",
+        "======",
+        "---",
+        "prose words here",
+        "la configuración del árbol",
+        "ÁRBOL Árbol arbol",
+        "naïve café",
+        "appendLog getHTTPResponse snake_case_name Jinja2Templates oauth2 v1 2FA",
+        "日本語のテキスト",
+        "שלום עולם",
+        "e\u{301}\u{301}\u{301}",
+        "🙂🚀",
+        "\u{200b}\u{feff}",
+        "```python",
+        "```",
+        "    indented code",
+        "!!! note \"Heads up\"",
+        "=== \"Tab\"",
+        "::: tip",
+        ":::",
+        "::: pkg.Name",
+        "/// note | Title",
+        "///",
+        "> [!NOTE]",
+        "- item",
+        "1. first",
+        "| a | b |",
+        "|---|---|",
+        ": definition",
+        "{* ../src/app.py *}",
+        "",
+        "the of de la",
+        "¿cómo?",
+        "`code`",
+        "[link](other.md)",
+        "<div>html</div>",
+    ];
+
     fn config() -> ProptestConfig {
         ProptestConfig {
             cases: 96,
@@ -828,6 +871,46 @@ mod properties {
             let long = docs.search(&query, 200).unwrap();
             let short = docs.search(&query, limit).unwrap();
             prop_assert_eq!(&short[..], &long[..limit.min(long.len())], "{}", query);
+        }
+
+        /// Random trees of random pages (Markdown markers, identifiers,
+        /// accents, scripts without spaces, combining marks, emoji) under
+        /// random folders, searched with queries made of the same pieces:
+        /// no panic, and every answer is well-formed, from a written page,
+        /// and the same twice.
+        #[test]
+        fn random_trees_and_queries_give_well_formed_answers(
+            pages in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec![
+                        "a.md", "es/b.md", "guide/c.md", "es/guide/d.md", "pt-br/e.md", "x/y/z.md",
+                    ]),
+                    proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..30),
+                ),
+                1..6,
+            ),
+            query in proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..6),
+            limit in 1usize..12,
+        ) {
+            let tree = TempTree::new();
+            let mut written = Vec::new();
+            for (path, lines) in &pages {
+                tree.write(path, &lines.join("\n"));
+                written.push(*path);
+            }
+            let docs = DocsIndex::new(tree.path()).unwrap();
+            let query = query.join(" ");
+            let hits = docs.search(&query, limit).unwrap();
+            prop_assert!(hits.len() <= limit);
+            for pair in hits.windows(2) {
+                prop_assert!(pair[0].score >= pair[1].score, "{:?}", hits);
+            }
+            for hit in &hits {
+                prop_assert!(written.contains(&hit.path.as_str()), "{}", hit.path);
+                prop_assert!(hit.score.is_finite() && hit.score > 0.0);
+                prop_assert!(hit.snippet.chars().count() <= 200);
+            }
+            prop_assert_eq!(docs.search(&query, limit).unwrap(), hits);
         }
 
         #[test]
