@@ -114,6 +114,8 @@ mod text;
 #[cfg(test)]
 mod bench_flow;
 #[cfg(test)]
+mod hostile_flow;
+#[cfg(test)]
 mod tests;
 
 use botmesh_flow_analyzer::{Graph, SourcedIssue, Value, analyze_set};

@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::bench_flow::benchmark_flow;
 use crate::font::{FALLBACK_CHAR, displayable, font};
+use crate::hostile_flow::hostile_flow;
 use crate::picture::{Picture, Rect};
 use crate::text::wrap;
 use crate::{Error, MAX_LAYOUT_ITEMS, Options, Theme, layout, render_set};
@@ -170,36 +171,6 @@ fn every_fixture_is_drawn_without_a_crossing() {
         assert_eq!(picture.crossings, 0, "{name}");
     }
 }
-
-/// A valid but hostile flow of 500 steps: every other step a branch with [`JUMPS`] jumps
-/// anywhere in the flow (a fixed 64-bit LCG from `seed`), so its edges cross hundreds of
-/// layers: one such flow needs more than [`MAX_LAYOUT_ITEMS`] layout items.
-fn hostile_flow(id: &str, seed: u64) -> Value {
-    let steps = 500;
-    let mut state = seed;
-    let mut anywhere = || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        format!("s{}", (state >> 33) as usize % steps)
-    };
-    let list: Vec<Value> = (0..steps)
-        .map(|i| match i {
-            _ if i + 1 == steps => json!({"id": format!("s{i}"), "kind": "end"}),
-            _ if i % 2 == 0 => {
-                let cases: Vec<Value> = (0..JUMPS)
-                    .map(|k| json!({"when": {"var": "v", "op": "eq", "value": k}, "next": anywhere()}))
-                    .collect();
-                json!({"id": format!("s{i}"), "kind": "branch", "cases": cases})
-            }
-            _ => json!({"id": format!("s{i}"), "kind": "message", "text": "Hi"}),
-        })
-        .collect();
-    json!({"version": 2, "id": id, "steps": list})
-}
-
-/// The cases of each branch of [`hostile_flow`].
-const JUMPS: usize = 8;
 
 #[test]
 fn a_set_too_large_to_lay_out_is_refused_with_its_size_and_the_limit() {

@@ -6,6 +6,9 @@ mod check;
 #[cfg(feature = "http")]
 mod cli;
 mod docs;
+// The hostile flow of flow-render's layout-limit tests, written once there.
+#[path = "../../../flow-render/src/hostile_flow.rs"]
+mod hostile_flow;
 #[cfg(not(feature = "http"))]
 mod no_http;
 mod render;

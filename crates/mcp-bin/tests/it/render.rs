@@ -4,8 +4,8 @@
 use std::process::Output;
 
 use botmesh_flow_render::MAX_LAYOUT_ITEMS;
-use serde_json::{Value, json};
 
+use crate::hostile_flow::hostile_flow;
 use crate::util::Dir;
 
 const SHOP: &str = r#"{"version": 2, "id": "shop", "steps": [
@@ -153,36 +153,6 @@ fn usage_and_unreadable_files_exit_2() {
         text(&output.stderr)
     );
     assert!(output.stdout.is_empty());
-}
-
-/// The cases of each branch of [`hostile_flow`].
-const JUMPS: usize = 8;
-
-/// A valid but hostile flow of 500 steps: every other step a branch with [`JUMPS`] jumps
-/// anywhere in the flow (a fixed 64-bit LCG from `seed`), so its long edges cross hundreds of
-/// layers and one such flow needs more than [`MAX_LAYOUT_ITEMS`] layout items.
-pub(crate) fn hostile_flow(id: &str, seed: u64) -> Value {
-    let steps = 500;
-    let mut state = seed;
-    let mut anywhere = || {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        format!("s{}", (state >> 33) as usize % steps)
-    };
-    let list: Vec<Value> = (0..steps)
-        .map(|i| match i {
-            _ if i + 1 == steps => json!({"id": format!("s{i}"), "kind": "end"}),
-            _ if i % 2 == 0 => {
-                let cases: Vec<Value> = (0..JUMPS)
-                    .map(|k| json!({"when": {"var": "v", "op": "eq", "value": k}, "next": anywhere()}))
-                    .collect();
-                json!({"id": format!("s{i}"), "kind": "branch", "cases": cases})
-            }
-            _ => json!({"id": format!("s{i}"), "kind": "message", "text": "Hi"}),
-        })
-        .collect();
-    json!({"version": 2, "id": id, "steps": list})
 }
 
 /// Checks the one sentence that refuses a set of `flows` flows too large to draw: what, the

@@ -4,7 +4,8 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Stdio;
 
-use crate::render::{assert_too_large, hostile_flow};
+use crate::hostile_flow::hostile_flow;
+use crate::render::assert_too_large;
 use crate::util::{command, run_with_input};
 
 /// Runs the binary with `args`, feeds it `input`, closes stdin and collects everything.
