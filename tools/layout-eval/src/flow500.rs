@@ -7,23 +7,7 @@ use botmesh_flow_analyzer::{Direction, Value, describe};
 use botmesh_flow_render::{Options, Picture, Theme, layout};
 use serde_json::json;
 
-fn flow(steps: usize) -> Value {
-    let list: Vec<Value> = (0..steps)
-        .map(|i| {
-            let id = format!("step_{i}");
-            match i % 10 {
-                _ if i + 1 == steps => json!({"id": id, "kind": "end", "text": "Bye"}),
-                3 => json!({"id": id, "kind": "buttons", "text": "Continue?", "buttons": [
-                    {"id": "y", "title": "Yes, continue"},
-                    {"id": "n", "title": "Start again", "next": format!("step_{}", i - 3)}]}),
-                7 => json!({"id": id, "kind": "branch", "cases": [
-                    {"when": {"var": "name", "op": "eq", "value": "x"}, "next": format!("step_{}", (i + 5).min(steps - 1))}]}),
-                _ => json!({"id": id, "kind": "message", "text": format!("Message number {i} of the flow")}),
-            }
-        })
-        .collect();
-    json!({"version": 2, "id": "bench", "steps": list})
-}
+use crate::bench_flow::benchmark_flow;
 
 const OPTIONS: Options = Options {
     direction: Direction::TD,
@@ -52,7 +36,7 @@ fn dump(picture: &Picture, micros: u128) -> Value {
 
 /// The 500-step flow as a one-graph harness file, with our layout of it.
 pub fn graph() -> Result<Value, String> {
-    let document = flow(500);
+    let document = benchmark_flow(500);
     let graph = describe(&[&document]);
     let start = std::time::Instant::now();
     let picture = layout(&graph, &OPTIONS).map_err(|e| e.to_string())?;
@@ -62,7 +46,7 @@ pub fn graph() -> Result<Value, String> {
 /// Our layout of the 500-step flow, timed as the benchmark times it (the graph described once,
 /// text measurement included): the median of `runs` runs after a warm-up, in microseconds.
 pub fn ours_median(runs: usize) -> Result<u128, String> {
-    let document = flow(500);
+    let document = benchmark_flow(500);
     let graph = describe(&[&document]);
     layout(&graph, &OPTIONS).map_err(|e| e.to_string())?;
     let mut times = Vec::new();

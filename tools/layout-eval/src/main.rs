@@ -14,6 +14,9 @@
 //! skipped (and counted so).
 
 mod adapters;
+// The benchmark's 500-step flow, written once in flow-render.
+#[path = "../../../crates/flow-render/src/bench_flow.rs"]
+mod bench_flow;
 mod flow500;
 mod graph;
 mod size;
