@@ -119,9 +119,11 @@
 //!   lists instead of the short function-word list, sequential dependence
 //!   (adjacent query words found within 1 to 10 words of each other, on the
 //!   best 50 sections), a neighbour share taken from the section before
-//!   only, after only, or from both summed, and re-tuning every weight at
+//!   only, after only, or from both summed, re-tuning every weight at
 //!   once by coordinate ascent (the tuning half rose, the held-out half did
-//!   not).
+//!   not), the IDF raised to a power (0.75 to 2, so rare words weigh more or
+//!   less against common ones) and BM25+'s lower bound for a matched word
+//!   (0.25 to 1, against long sections' normalisation).
 //! - English and Spanish pages are in one index. Scores are rounded to three
 //!   decimals; ties go to the smaller path, then the earlier section.
 //!
