@@ -122,8 +122,11 @@
 //!   only, after only, or from both summed, re-tuning every weight at
 //!   once by coordinate ascent (the tuning half rose, the held-out half did
 //!   not), the IDF raised to a power (0.75 to 2, so rare words weigh more or
-//!   less against common ones) and BM25+'s lower bound for a matched word
-//!   (0.25 to 1, against long sections' normalisation).
+//!   less against common ones), BM25+'s lower bound for a matched word
+//!   (0.25 to 1, against long sections' normalisation), and less weight for
+//!   a page's opening section, whose heading is the title (the title not
+//!   counted again as its context, its heading weight or heading bonus cut
+//!   to 0.25 to 0.75).
 //! - English and Spanish pages are in one index. Scores are rounded to three
 //!   decimals; ties go to the smaller path, then the earlier section.
 //!
