@@ -418,24 +418,15 @@ fn parse_at(source: &str, depth: usize, options: Options) -> ParsedPage {
                 body.push(' ');
                 line_start = true;
             }
-            Event::End(
-                TagEnd::Item
-                | TagEnd::TableCell
-                | TagEnd::BlockQuote(_)
-                | TagEnd::DefinitionListTitle
-                | TagEnd::DefinitionListDefinition,
-            ) => {
-                body.push(' ');
-                line_start = true;
-            }
             Event::Start(Tag::Paragraph) => {
                 body.push(' ');
                 line_start = true;
                 autodoc = false;
                 paragraph_at = heading.is_none().then_some(body.len());
             }
-            // A block's text must not glue to the text before it (a nested
-            // list's first item to its parent item's text, a quote in an item).
+            // A block's text must not glue to the text before or after it (a
+            // nested list's first item to its parent item's text, a quote in
+            // an item, one table cell to the next).
             Event::Start(
                 Tag::Item
                 | Tag::List(_)
@@ -447,6 +438,13 @@ fn parse_at(source: &str, depth: usize, options: Options) -> ParsedPage {
                 | Tag::TableRow
                 | Tag::TableCell
                 | Tag::FootnoteDefinition(_),
+            )
+            | Event::End(
+                TagEnd::Item
+                | TagEnd::TableCell
+                | TagEnd::BlockQuote(_)
+                | TagEnd::DefinitionListTitle
+                | TagEnd::DefinitionListDefinition,
             ) => {
                 body.push(' ');
                 line_start = true;
@@ -649,7 +647,7 @@ mod tests {
 
     #[test]
     fn a_page_the_parser_fails_on_is_parsed_a_simpler_way() {
-        // pulldown-cmark 0.13.6 panics on these (found by the proptest below).
+        // pulldown-cmark 0.13.6 panics on these (found by the proptest above).
         let source = "prose words here\n::: tip Title\n    {* ../src/app.py *}\n    ===\n";
         let (page, fallback) = parse_safely(source);
         assert_eq!(fallback, Some(Fallback::NoDefinitionLists));
