@@ -860,6 +860,8 @@ impl Index {
         let mut scores = std::mem::take(&mut self.scratch);
         scores.resize(self.sections.len(), SectionScore::default());
         let total_idf: f64 = query.groups.iter().map(|g| g.idf).sum();
+        // What a section holding the query's words in a row gains.
+        let phrase_bonus = w.phrase * total_idf;
         let mut touched = Vec::new();
         for (g, group) in query.groups.iter().enumerate() {
             let mark = u16::try_from(g + 1).unwrap_or(u16::MAX);
@@ -934,7 +936,7 @@ impl Index {
                 let floor = *kth - 0.002;
                 let most = w.neighbour * above.iter().fold(*kth, |m, &s| m.max(s));
                 let phrase = if query.phrase.is_some() {
-                    w.phrase * total_idf
+                    phrase_bonus
                 } else {
                     0.0
                 };
@@ -967,7 +969,6 @@ impl Index {
             // The phrase bonus is the same for every section holding the phrase:
             // only sections that would reach the `limit`-th best score without
             // it by adding it need the (costlier) check; the result is exact.
-            let bonus = w.phrase * total_idf;
             // Anchored on the phrase's rarest word: the fewest candidates.
             let anchor = (0..phrase.len())
                 .min_by_key(|&k| self.df(phrase[k]))
@@ -981,10 +982,10 @@ impl Index {
             };
             for entry in &mut scored {
                 if entry.2
-                    && entry.0 + bonus >= threshold
+                    && entry.0 + phrase_bonus >= threshold
                     && contains_run(&self.section(entry.1).1.seq, phrase, anchor)
                 {
-                    entry.0 += bonus;
+                    entry.0 += phrase_bonus;
                 }
             }
         }
