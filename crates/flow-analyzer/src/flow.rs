@@ -25,8 +25,8 @@ fn kept(kind: Kind) -> &'static [Key] {
     match kind {
         Kind::Message | Kind::End => &[Key::Text],
         Kind::Media => &[Key::Caption, Key::Filename, Key::Media],
-        Kind::Buttons => &[Key::Text, Key::Buttons],
-        Kind::List => &[Key::Text, Key::Sections],
+        Kind::Buttons => &[Key::Text, Key::Buttons, Key::Save],
+        Kind::List => &[Key::Text, Key::Sections, Key::Save],
         Kind::Template => &[Key::Name, Key::Parameters],
         Kind::Location => &[Key::Name, Key::Address, Key::Latitude, Key::Longitude],
         Kind::Ask => &[Key::Text, Key::Save],
@@ -551,7 +551,12 @@ impl<'v> Inner<'v> {
 pub(crate) fn step_label<'a>(step: &Step<'a>) -> Cow<'a, str> {
     let text = |key: Key| step.str_field(key).map(Cow::Borrowed);
     let label = match step.kind {
-        Kind::Message | Kind::Buttons | Kind::List | Kind::Ask => text(Key::Text),
+        Kind::Message | Kind::Ask => text(Key::Text),
+        // A menu that saves the pick shows where, as an action shows its result: `Size? → size`.
+        Kind::Buttons | Kind::List => text(Key::Text).map(|t| match step.str_field(Key::Save) {
+            Some(save) => Cow::Owned(format!("{t} → {save}")),
+            None => t,
+        }),
         Kind::Media => text(Key::Caption)
             .or_else(|| text(Key::Filename))
             .or_else(|| text(Key::Media)),

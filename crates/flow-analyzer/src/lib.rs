@@ -37,7 +37,7 @@
 //!   A node shows the step id (at most 40 chars) and `kind: text` (text at most 60 chars); edge
 //!   labels at most 40 chars; `call` edges are dotted (`-.->`) and drawn after the subgraphs.
 //! - **Variables** are shared by the whole set: a variable is defined when some flow of the set
-//!   writes it (`ask.save`, `action.save`, `set.var`), declares it under `variables`, or it is
+//!   writes it (`ask.save`, a menu's `save`, `action.save`, `set.var`), declares it under `variables`, or it is
 //!   built in. So a variable written only inside a called subflow is defined for the caller.
 //!   `unused-variable` is reported once, at the first write. Placeholders are read only in the
 //!   interpolated fields of spec §2 and must be exactly `{{name}}` (no spaces inside).

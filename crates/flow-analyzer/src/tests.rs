@@ -106,6 +106,38 @@ fn every_code_has_a_hit_and_a_clean_near_miss() {
 }
 
 #[test]
+fn a_menu_save_is_a_write_of_its_variable() {
+    let menu = |text: &str| {
+        json!({ "version": 2, "id": "f", "steps": [
+            { "id": "size_q", "kind": "buttons", "text": "Size?", "save": "size",
+              "buttons": [{ "id": "small", "title": "Small" }] },
+            { "id": "pizza_q", "kind": "list", "text": "Pizza?", "button": "See", "save": "pizza",
+              "sections": [{ "rows": [{ "id": "margherita", "title": "Margherita" }] }] },
+            { "id": "bye", "kind": "end", "text": text },
+        ]})
+    };
+    // Read after the menus: written, read, nothing to say.
+    let read = menu("A {{size}} {{pizza}}");
+    assert_eq!(lint(&[&read]), vec![]);
+    // Never read: the two saves are unused writes, at the `save` of each menu.
+    let unread = menu("Bye");
+    let found: Vec<(String, String)> = lint(&[&unread])
+        .into_iter()
+        .map(|d| (d.code.as_str().to_owned(), d.path))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("unused-variable".to_owned(), "/steps/0/save".to_owned()),
+            ("unused-variable".to_owned(), "/steps/1/save".to_owned()),
+        ]
+    );
+    let graph = describe(&[&read]);
+    let labels: Vec<&str> = graph.flows[0].nodes.iter().map(|n| &*n.label).collect();
+    assert_eq!(labels[..2], ["Size? → size", "Pizza? → pizza"]);
+}
+
+#[test]
 fn severities_and_spellings_follow_the_spec() {
     let table: Vec<String> = Code::ALL
         .iter()

@@ -174,7 +174,7 @@ pub(crate) fn collect<'a>(flow: &Flow<'a>) -> Uses<'a> {
             }
         }
         let written = match step.kind {
-            Kind::Ask | Kind::Action => Some(Key::Save),
+            Kind::Ask | Kind::Action | Kind::Buttons | Kind::List => Some(Key::Save),
             Kind::Set => Some(Key::Var),
             _ => None,
         };

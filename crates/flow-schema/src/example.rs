@@ -74,17 +74,12 @@ pub const EXAMPLE_FLOW_DOCUMENT: &str = r#"{
       "id": "choose_size",
       "kind": "buttons",
       "text": "What size for your {{pizza}}?",
+      "save": "size",
       "buttons": [
         { "id": "small", "title": "Small" },
         { "id": "medium", "title": "Medium" },
         { "id": "large", "title": "Large" }
       ]
-    },
-    {
-      "id": "save_size",
-      "kind": "set",
-      "var": "size",
-      "value": "{{last_message}}"
     },
     {
       "id": "ask_address",

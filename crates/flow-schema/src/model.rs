@@ -207,6 +207,10 @@ step_shapes! {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             #[schemars(length(min = 1, max = MAX_HEADER))]
             optional footer: Option<String>,
+            /// The variable that receives the id of the button tapped.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
+            optional save: Option<String>,
             /// The step that follows a tap on a button without its own `next`.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             #[schemars(regex(pattern = STEP_ID_PATTERN))]
@@ -234,6 +238,10 @@ step_shapes! {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             #[schemars(length(min = 1, max = MAX_HEADER))]
             optional footer: Option<String>,
+            /// The variable that receives the id of the row chosen.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(regex(pattern = VARIABLE_NAME_PATTERN))]
+            optional save: Option<String>,
             /// The step that follows a choice of a row without its own `next`.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             #[schemars(regex(pattern = STEP_ID_PATTERN))]

@@ -885,6 +885,7 @@ impl<'d> Validator<'d> {
             });
         });
         self.header_footer(object);
+        self.field(object, "save", Self::variable_write);
     }
 
     /// Button and row ids are unique within their step.
@@ -936,6 +937,7 @@ impl<'d> Validator<'d> {
             });
         });
         self.header_footer(object);
+        self.field(object, "save", Self::variable_write);
     }
 
     fn row(&mut self, row: &'d Value, seen: &mut BTreeMap<&'d str, String>) {

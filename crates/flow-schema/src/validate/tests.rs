@@ -291,6 +291,26 @@ fn buttons_and_lists() {
 }
 
 #[test]
+fn a_menu_saves_the_picked_id_in_a_variable_it_may_write() {
+    let row = |id: &str| json!({ "id": id, "title": id });
+    check(
+        with_steps(json!([
+            { "id": "b1", "kind": "buttons", "text": "Size?", "save": "size", "buttons": [row("s")] },
+            { "id": "b2", "kind": "buttons", "text": "Size?", "save": "contact_name", "buttons": [row("s")] },
+            { "id": "l1", "kind": "list", "text": "Pizza?", "button": "See", "save": "pizza", "sections": [{ "rows": [row("m")] }] },
+            { "id": "l2", "kind": "list", "text": "Pizza?", "button": "See", "save": "Pizza Id", "sections": [{ "rows": [row("m")] }] },
+            { "id": "l3", "kind": "list", "text": "Pizza?", "button": "See", "save": 3, "sections": [{ "rows": [row("m")] }] },
+            { "id": "end", "kind": "end" },
+        ])),
+        expect![[r#"
+            /steps/1/save: cannot write the built-in variable "contact_name" (it is read-only)
+            /steps/3/save: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
+            /steps/4/save: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
+        "#]],
+    );
+}
+
+#[test]
 fn asks_sets_delays_actions_and_subflows() {
     let mut deep = json!(1);
     for _ in 0..32 {
