@@ -63,4 +63,4 @@ pub use model::{
     Row, Scalar, Section, Step, StepKind, Trigger, Variable,
 };
 pub use schema::{FLOW_SCHEMA_JSON, json_schema, json_schema_string, limits_json, step_kinds};
-pub use validate::{Issue, Summary, TOP_LEVEL_KEYS, Validation, validate};
+pub use validate::{Issue, Summary, TOP_LEVEL_KEYS, Validation, re2_as_regex_syntax, validate};

@@ -51,6 +51,7 @@ use crate::model::StepKind;
 use crate::suggest::{closest, closest_property, did_you_mean, short};
 
 mod re2;
+pub use re2::as_regex_syntax as re2_as_regex_syntax;
 #[cfg(test)]
 mod tests;
 

@@ -254,6 +254,15 @@ const CLASS_NAMES: &[&str] = &[
     "Zanabazar_Square",
 ];
 
+/// `pattern` (RE2 syntax) rewritten into text that `regex-syntax`'s parser, built with octal
+/// escapes on, reads as RE2 reads `pattern` (capture names become `g0`, `g1`…); `None` when
+/// the rewrite itself refuses it (an unknown POSIX class). What the text still means differently
+/// from RE2 is left to the caller: `\d`, `\w`, `\s` and `\b` are ASCII-only in RE2 and
+/// Unicode-aware in `regex-syntax`.
+pub fn as_regex_syntax(pattern: &str) -> Option<String> {
+    rewrite(pattern).ok().map(|(text, _)| text)
+}
+
 /// Why `pattern` is not RE2 syntax (the end of a sentence), or `None` when it is.
 pub(crate) fn problem(pattern: &str) -> Option<String> {
     let (text, names) = match rewrite(pattern) {

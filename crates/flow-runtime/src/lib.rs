@@ -1,0 +1,92 @@
+//! Runs botmesh flow documents without a phone: a deterministic interpreter of a set of valid
+//! flows, as `shared/spec/flow-runtime.md` (the runtime contract) says a bot runs them.
+//!
+//! Compile the set once ([`FlowSet::new`]: the document first, then its subflows), start a
+//! [`Conversation`] (at a flow, or with a first message that picks the flow by its trigger),
+//! feed it replies one at a time, and read back what the bot sent, where it is, its variables
+//! and its outcome. [`simulate`] does all of it for the `flow_simulate` tool's arguments.
+//!
+//! ```
+//! use botmesh_flow_runtime::{FlowSet, Simulation, simulate};
+//! let document = serde_json::json!({ "version": 2, "id": "hi", "steps": [
+//!     { "id": "name", "kind": "ask", "text": "Your name?", "save": "name" },
+//!     { "id": "bye", "kind": "end", "text": "Bye {{name}}!" }
+//! ]});
+//! let set = FlowSet::new(&[&document]).unwrap();
+//! let arguments = serde_json::json!({ "replies": ["Ana"] });
+//! let simulation = Simulation::from_arguments(arguments.as_object().unwrap()).unwrap();
+//! let result = simulate(&set, &simulation).unwrap();
+//! assert_eq!(result["outcome"]["kind"], "ended");
+//! assert_eq!(result["variables"]["name"], "Ana");
+//! ```
+//!
+//! No I/O, no clock (delays advance a virtual one), no randomness: the same documents and
+//! input give the same result, byte for byte. Every limit of runtime §7 is a constant here:
+//! [`MAX_STEPS_PER_REPLY`], [`MAX_SIMULATION_STEPS`], [`MAX_REPLIES`],
+//! [`MAX_INTERPOLATED_CHARS`], [`MAX_CALL_DEPTH`]; two more bound what a hostile pattern can
+//! cost ([`MAX_PROGRAM`], [`MAX_MATCH_WORK`]). A conversation's memory grows with its
+//! transcript only.
+//!
+//! Choices where the contract is silent are written in `docs/guide/running.md`; the ones made
+//! in code:
+//! - a number reply too large for a double (about 309 digits) is not accepted;
+//! - a `return` event's `flow`/`step` are those of the step that ended the called flow (its
+//!   `end`, the last step run before it fell off its end, or its own `subflow` step when a
+//!   nested call returned into it and it ended there), and `to` is the flow returned to;
+//! - the trigger tiers are the flows' `match` modes: the first flow in set order whose mode is
+//!   `exact` and one of whose keywords equals the message wins, then `startsWith`, then
+//!   `contains`.
+//!
+//! Dependencies beyond the design's list: `regex-syntax` (the RE2 pattern's parse and the
+//! Unicode tables RE2 has; the matcher is a small NFA of our own, as an engine crate would
+//! add hundreds of KB to a binary that must stay within 5 MiB), `unicode-normalization` (NFD
+//! and general category M, for the text normalization of §2), `ryu-js` (JavaScript's
+//! `String(number)`); all three are already used by other crates of the workspace.
+
+mod conversation;
+mod format;
+mod input;
+#[cfg(test)]
+mod tests;
+mod parse;
+mod regex;
+mod set;
+mod text;
+mod value;
+
+pub use conversation::{
+    BUILT_INS, Conversation, EdgeKind, MAX_CALL_DEPTH, MAX_INTERPOLATED_CHARS,
+    MAX_SIMULATION_STEPS, MAX_STEPS_PER_REPLY, Outcome, OutcomeKind, Transition, Warning,
+};
+pub use format::{entry_line, simulation_text};
+pub use input::{
+    InputError, MAX_REPLIES, Mock, Reply, Setup, Simulation, Start, initial_value,
+    is_variable_name, parse_handlers, parse_mock, parse_replies, parse_reply, parse_start,
+    parse_variables,
+};
+pub use parse::parse_answer;
+pub use regex::{MAX_MATCH_WORK, MAX_PROGRAM, Pattern, PatternError};
+pub use set::{FlowSet, SetError};
+pub use text::{contains_words, is_letter_or_digit, normalize, starts_with_words};
+pub use value::{Scalar, js_number};
+
+use serde_json::{Map, Value};
+
+/// Runs a whole simulation: starts the conversation, feeds every reply, and returns the
+/// result of runtime §8 without `valid` and `issues` (`outcome`, `transcript`, `path`,
+/// `variables`, `clock`, `warnings`). A start flow not in the set is a caller error.
+pub fn simulate(set: &FlowSet, simulation: &Simulation) -> Result<Map<String, Value>, InputError> {
+    let conversation = run(set, simulation)?;
+    Ok(conversation.result_json())
+}
+
+/// Like [`simulate`], but returns the conversation itself (for its transitions, coverage, or
+/// to go on talking).
+pub fn run<'s>(set: &'s FlowSet, simulation: &Simulation) -> Result<Conversation<'s>, InputError> {
+    simulation.check(set)?;
+    let mut conversation = Conversation::start(set, &simulation.start, &simulation.setup);
+    for reply in &simulation.replies {
+        conversation.reply(reply);
+    }
+    Ok(conversation)
+}
