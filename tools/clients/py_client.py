@@ -166,6 +166,24 @@ async def run(expect: str, mode: str, command: list[str]) -> str:
         schema = await call("flow_schema", {})
         check(isinstance(schema, dict) and schema, "flow_schema returned an empty payload")
 
+        # flow_simulate: its text is a transcript, not JSON; the SDK validates structuredContent
+        # against the advertised outputSchema.
+        calls += 1
+        simulated = await client.call_tool(
+            "flow_simulate", {"document": MAIN, "subflows": [SUB], "replies": ["x"] * 3}
+        )
+        check(not simulated.is_error, f"flow_simulate answered isError: {simulated.content}")
+        run_result = simulated.structured_content
+        check(
+            run_result is not None and run_result.get("valid") is True and "outcome" in run_result,
+            f"flow_simulate returned {run_result}",
+        )
+        texts = [item.text for item in simulated.content if item.type == "text"]
+        check(
+            len(texts) == 1 and f"outcome: {run_result['outcome']['kind']}" in texts[0],
+            f"flow_simulate text: {texts}",
+        )
+
         return (
             f"python-sdk {version('mcp')} {mode}: connected via {via} protocolVersion={negotiated} "
             f"server={info.name} {info.version} tools={len(tools)} calls={calls} ok"

@@ -19,6 +19,21 @@ const sdkVersion = JSON.parse(
 // Version lockstep: the server must report the version the npm packages carry.
 const packageVersion = JSON.parse(readFileSync(new URL('../../npm/mcp/package.json', import.meta.url), 'utf8')).version
 
+const SIMULATION = {
+  document: {
+    version: 2,
+    id: 'ts_client_sim',
+    steps: [
+      { id: 'size', kind: 'buttons', text: 'Size?', save: 'size', buttons: [{ id: 'small', title: 'Small' }, { id: 'large', title: 'Large' }] },
+      { id: 'name', kind: 'ask', text: 'Name?', save: 'name' },
+      { id: 'book', kind: 'action', handler: 'tickets.open', args: { name: '{{name}}' }, save: 'ticket' },
+      { id: 'bye', kind: 'end', text: 'Ticket {{ticket}} for {{name}}, {{size}}.' },
+    ],
+  },
+  replies: [{ tap: 'large' }, 'Ana'],
+  handlers: { 'tickets.open': { returns: 'T-1' } },
+}
+
 const VALID_DOCUMENT = {
   version: 2,
   id: 'ts_client_check',
@@ -103,8 +118,21 @@ async function main() {
     const image = picture.content?.find((item) => item.type === 'image')
     check(image?.mimeType === 'image/png', 'flow_render returned no PNG image item')
     check(Buffer.from(image.data, 'base64').subarray(1, 4).toString() === 'PNG', 'flow_render image is not a PNG')
+    // flow_simulate: a conversation (a tap, a typed answer, a mocked handler); the SDK checks
+    // structuredContent against the schema, the text is the transcript.
+    const simulated = await client.callTool({ name: 'flow_simulate', arguments: SIMULATION })
+    check(simulated.isError !== true, `flow_simulate answered isError: ${JSON.stringify(simulated.content)}`)
+    const run = simulated.structuredContent
+    if (run) {
+      check(run.valid === true && run.outcome?.kind === 'ended', `flow_simulate outcome ${JSON.stringify(run.outcome)}`)
+      check(run.variables?.size === 'large' && run.variables?.ticket === 'T-1', `flow_simulate variables ${JSON.stringify(run.variables)}`)
+    }
+    const transcript = simulated.content?.find((item) => item.type === 'text')?.text ?? ''
+    check(transcript.includes('\noutcome: ended at ts_client_sim/bye\n'), `flow_simulate text: ${transcript}`)
+    const wrong = await client.callTool({ name: 'flow_simulate', arguments: { ...SIMULATION, replies: [42] } })
+    check(wrong.isError === true, 'flow_simulate accepted a reply that is a number')
     console.log(
-      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars`,
+      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars flow_simulate ${transcript.split('\n').length - 1} lines`,
     )
   } finally {
     await client.close()

@@ -27,6 +27,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "botmesh-flow-render",
         &["botmesh-flow-analyzer", "botmesh-flow-schema"],
     ),
+    ("botmesh-flow-runtime", &["botmesh-flow-schema"]),
     ("botmesh-docs-search", &[]),
     (
         "botmesh-mcp",
@@ -35,6 +36,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "botmesh-flow-schema",
             "botmesh-flow-analyzer",
             "botmesh-flow-render",
+            "botmesh-flow-runtime",
             "botmesh-docs-search",
         ],
     ),
@@ -48,6 +50,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "botmesh-mcp-http",
             "botmesh-flow-analyzer",
             "botmesh-flow-render",
+            "botmesh-flow-runtime",
         ],
     ),
     ("xtask", &["botmesh-flow-schema", "botmesh-flow-render"]),

@@ -28,8 +28,12 @@ fn conversation_flow() -> Value {
                 { "id": "again", "title": "Again", "next": "s0" }, { "id": "stop", "title": "Stop", "next": "bye" }] })
         } else {
             match i % 10 {
-                0 => json!({ "id": id(i), "kind": "ask", "text": "Value for {{v1}}?", "save": var, "input": "number", "retries": 1 }),
-                1 | 5 => json!({ "id": id(i), "kind": "message", "text": format!("Got {{{{{var}}}}} at {i}") }),
+                0 => {
+                    json!({ "id": id(i), "kind": "ask", "text": "Value for {{v1}}?", "save": var, "input": "number", "retries": 1 })
+                }
+                1 | 5 => {
+                    json!({ "id": id(i), "kind": "message", "text": format!("Got {{{{{var}}}}} at {i}") })
+                }
                 2 => json!({ "id": id(i), "kind": "branch", "cases": [
                     { "when": { "var": var, "op": "gt", "value": 100 }, "next": id(i + 3) },
                     { "when": { "all": [{ "var": "v2", "op": "exists" }, { "not": { "var": "v3", "op": "eq", "value": "x" } }] }, "next": id(i + 1) }
@@ -38,12 +42,18 @@ fn conversation_flow() -> Value {
                     { "id": "a", "title": "Again", "next": id(i.saturating_sub(3)) },
                     { "id": "b", "title": "On" },
                     { "id": "c", "title": "Skip", "next": id(i + 4) }] }),
-                4 => json!({ "id": id(i), "kind": "set", "var": var, "value": "{{v0}}-{{last_message}}" }),
+                4 => {
+                    json!({ "id": id(i), "kind": "set", "var": var, "value": "{{v0}}-{{last_message}}" })
+                }
                 6 => json!({ "id": id(i), "kind": "subflow", "flow": "helper" }),
-                7 => json!({ "id": id(i), "kind": "list", "text": "Choose", "button": "Open", "save": "row",
-                    "sections": [{ "rows": [{ "id": "r1", "title": "First" }, { "id": "r2", "title": "Back", "next": id(i - 4) }] }] }),
+                7 => {
+                    json!({ "id": id(i), "kind": "list", "text": "Choose", "button": "Open", "save": "row",
+                    "sections": [{ "rows": [{ "id": "r1", "title": "First" }, { "id": "r2", "title": "Back", "next": id(i - 4) }] }] })
+                }
                 8 => json!({ "id": id(i), "kind": "delay", "seconds": 1 }),
-                _ => json!({ "id": id(i), "kind": "media", "media": "image", "url": "https://example.com/a.png", "caption": "Pic {{v4}}" }),
+                _ => {
+                    json!({ "id": id(i), "kind": "media", "media": "image", "url": "https://example.com/a.png", "caption": "Pic {{v4}}" })
+                }
             }
         };
         out.push(step);
@@ -69,7 +79,9 @@ fn spin_flow() -> Value {
             1 => json!({ "id": format!("s{i}"), "kind": "message", "text": "n is {{n}}" }),
             2 => json!({ "id": format!("s{i}"), "kind": "branch", "cases": [
                 { "when": { "var": "n", "op": "lt", "value": 0 }, "next": "s0" }] }),
-            3 if i % 50 == 3 => json!({ "id": format!("s{i}"), "kind": "subflow", "flow": "helper" }),
+            3 if i % 50 == 3 => {
+                json!({ "id": format!("s{i}"), "kind": "subflow", "flow": "helper" })
+            }
             _ => json!({ "id": format!("s{i}"), "kind": "set", "var": "m", "value": "{{n}}" }),
         };
         out.push(step);
@@ -79,7 +91,14 @@ fn spin_flow() -> Value {
 }
 
 fn conversation_replies() -> Value {
-    let cycle = [json!("7"), json!({ "tap": "b" }), json!({ "tap": "r1" }), json!("x"), json!("12"), json!("First")];
+    let cycle = [
+        json!("7"),
+        json!({ "tap": "b" }),
+        json!({ "tap": "r1" }),
+        json!("x"),
+        json!("12"),
+        json!("First"),
+    ];
     Value::Array((0..1000).map(|i| cycle[i % cycle.len()].clone()).collect())
 }
 
@@ -108,7 +127,8 @@ fn main() {
     let helper = helper_flow();
     let set = FlowSet::new(&[&main, &helper]).expect("the benchmark flow is valid");
     let arguments = json!({ "replies": conversation_replies(), "handlers": { "crm.note": { "returns": "ok" } } });
-    let simulation = Simulation::from_arguments(arguments.as_object().expect("object")).expect("arguments");
+    let simulation =
+        Simulation::from_arguments(arguments.as_object().expect("object")).expect("arguments");
     let conversation = run(&set, &simulation).expect("runs");
     let steps = conversation.path().count();
     println!(
@@ -123,12 +143,15 @@ fn main() {
         steps
     });
     measure("compile", 50, || {
-        FlowSet::new(&[&main, &helper]).map(|s| s.flow_ids().count()).unwrap_or(0)
+        FlowSet::new(&[&main, &helper])
+            .map(|s| s.flow_ids().count())
+            .unwrap_or(0)
     });
     let spin = spin_flow();
     let spin_set = FlowSet::new(&[&spin, &helper]).expect("the spin flow is valid");
     let taps = json!({ "replies": vec![json!({ "tap": "a" }); 200], "handlers": { "crm.note": { "returns": 1 } } });
-    let spin_simulation = Simulation::from_arguments(taps.as_object().expect("object")).expect("arguments");
+    let spin_simulation =
+        Simulation::from_arguments(taps.as_object().expect("object")).expect("arguments");
     measure("spin", 30, || {
         let conversation = run(&spin_set, &spin_simulation).expect("runs");
         conversation.path().count()

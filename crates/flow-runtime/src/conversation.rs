@@ -253,7 +253,9 @@ impl<'s> Conversation<'s> {
             Start::Default => Some(0),
             Start::Flow(id) => set.flow_index(id),
             Start::Message(message) => {
-                conversation.transcript.push(Entry::User(Reply::Text(message.clone())));
+                conversation
+                    .transcript
+                    .push(Entry::User(Reply::Text(message.clone())));
                 conversation.last_message = message.trim().to_owned();
                 conversation.pick_flow(message)
             }
@@ -464,7 +466,10 @@ impl<'s> Conversation<'s> {
                 return;
             }
             self.since_reply += 1;
-            #[allow(clippy::cast_possible_truncation, reason = "at most 500 steps and flows of a set that fits in memory")]
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "at most 500 steps and flows of a set that fits in memory"
+            )]
             self.path.push((flow as u32, index as u32));
             match self.step(flow, index) {
                 Ok(Some(next)) => target = next,
@@ -579,7 +584,10 @@ impl<'s> Conversation<'s> {
                 }
                 next(self)
             }
-            Action::Subflow { flow: id, index: called } => {
+            Action::Subflow {
+                flow: id,
+                index: called,
+            } => {
                 let Some(called) = *called else {
                     return Err(Halt::Stop(error(
                         flow,
@@ -742,11 +750,19 @@ impl<'s> Conversation<'s> {
                         out.push_str(&text[copied..start]);
                         match self.read(name) {
                             Some(Scalar::Null) => {
-                                self.warn(flow, step, format!("{{{{{name}}}}} is null, so it reads as \"\""));
+                                self.warn(
+                                    flow,
+                                    step,
+                                    format!("{{{{{name}}}}} is null, so it reads as \"\""),
+                                );
                             }
                             Some(value) => out.push_str(&value.display()),
                             None => {
-                                self.warn(flow, step, format!("{{{{{name}}}}} is unset, so it reads as \"\""));
+                                self.warn(
+                                    flow,
+                                    step,
+                                    format!("{{{{{name}}}}} is unset, so it reads as \"\""),
+                                );
                             }
                         }
                         at = start + length;
@@ -767,7 +783,9 @@ impl<'s> Conversation<'s> {
             return Err(Halt::Stop(error(
                 flow,
                 step,
-                format!("a text of this step is longer than {MAX_INTERPOLATED_CHARS} characters after interpolation"),
+                format!(
+                    "a text of this step is longer than {MAX_INTERPOLATED_CHARS} characters after interpolation"
+                ),
             )));
         }
         Ok(out)
@@ -834,7 +852,9 @@ impl<'s> Conversation<'s> {
                     (Op::Lte(n), Scalar::Number(x)) => x <= n,
                     (Op::Gt(n), Scalar::Number(x)) => x > n,
                     (Op::Gte(n), Scalar::Number(x)) => x >= n,
-                    (Op::Contains(needle), Scalar::String(s)) => normalize(s).contains(needle.as_str()),
+                    (Op::Contains(needle), Scalar::String(s)) => {
+                        normalize(s).contains(needle.as_str())
+                    }
                     (Op::StartsWith(prefix), Scalar::String(s)) => {
                         normalize(s).starts_with(prefix.as_str())
                     }
@@ -906,7 +926,11 @@ impl<'s> Conversation<'s> {
     pub fn warnings(&self) -> Vec<Warning> {
         let mut warnings = self.warnings.clone();
         if self.leftover > 0 {
-            let replies = if self.leftover == 1 { "reply was" } else { "replies were" };
+            let replies = if self.leftover == 1 {
+                "reply was"
+            } else {
+                "replies were"
+            };
             warnings.push(Warning {
                 at: None,
                 message: format!(
@@ -957,7 +981,8 @@ impl<'s> Conversation<'s> {
                             Action::Call { handler, .. } => handler.as_str(),
                             _ => "",
                         };
-                        let mut object = json!({ "event": "action", "handler": handler, "args": args });
+                        let mut object =
+                            json!({ "event": "action", "handler": handler, "args": args });
                         if let Some(result) = result {
                             object["result"] = result.to_json();
                         }

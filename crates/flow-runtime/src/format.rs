@@ -74,7 +74,12 @@ pub fn entry_line(entry: &Value) -> String {
         match string(send, "type") {
             "buttons" => {
                 let _ = write!(line, "bot {at} buttons: {text}");
-                for button in send.get("buttons").and_then(Value::as_array).into_iter().flatten() {
+                for button in send
+                    .get("buttons")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     let _ = write!(
                         line,
                         " [{}] {}",
@@ -85,13 +90,27 @@ pub fn entry_line(entry: &Value) -> String {
                 tail(&mut line);
             }
             "list" => {
-                let _ = write!(line, "bot {at} list {}: {text}", quoted(string(send, "button")));
-                for section in send.get("sections").and_then(Value::as_array).into_iter().flatten() {
+                let _ = write!(
+                    line,
+                    "bot {at} list {}: {text}",
+                    quoted(string(send, "button"))
+                );
+                for section in send
+                    .get("sections")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     line.push_str(" §");
                     if let Some(title) = section.get("title") {
                         let _ = write!(line, " {}", json(title));
                     }
-                    for row in section.get("rows").and_then(Value::as_array).into_iter().flatten() {
+                    for row in section
+                        .get("rows")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
                         let _ = write!(
                             line,
                             " [{}] {}",
@@ -119,7 +138,10 @@ pub fn entry_line(entry: &Value) -> String {
                 }
             }
             "template" => {
-                let parameters = send.get("parameters").cloned().unwrap_or(Value::Array(Vec::new()));
+                let parameters = send
+                    .get("parameters")
+                    .cloned()
+                    .unwrap_or(Value::Array(Vec::new()));
                 let _ = write!(
                     line,
                     "bot {at} template {} ({}): {}",
@@ -178,7 +200,12 @@ pub fn entry_line(entry: &Value) -> String {
             }
         }
         "call" | "return" => {
-            let _ = write!(line, "· {at} {} {}", string(entry, "event"), string(entry, "to"));
+            let _ = write!(
+                line,
+                "· {at} {} {}",
+                string(entry, "event"),
+                string(entry, "to")
+            );
         }
         other => {
             let _ = write!(line, "· {at} {other}");
@@ -236,16 +263,27 @@ pub fn simulation_text(flow: &str, result: &Map<String, Value>, limit: Option<us
     let _ = writeln!(
         rest,
         "variables: {}",
-        result.get("variables").map(json).unwrap_or_else(|| "{}".to_owned())
+        result
+            .get("variables")
+            .map(json)
+            .unwrap_or_else(|| "{}".to_owned())
     );
     let _ = writeln!(
         rest,
         "clock: {} s",
-        result.get("clock").map(json).unwrap_or_else(|| "0".to_owned())
+        result
+            .get("clock")
+            .map(json)
+            .unwrap_or_else(|| "0".to_owned())
     );
     for warning in list("warnings") {
         if warning.get("step").is_some() {
-            let _ = writeln!(rest, "warning {}: {}", place(warning), string(warning, "message"));
+            let _ = writeln!(
+                rest,
+                "warning {}: {}",
+                place(warning),
+                string(warning, "message")
+            );
         } else {
             let _ = writeln!(rest, "warning: {}", string(warning, "message"));
         }

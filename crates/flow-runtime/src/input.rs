@@ -206,7 +206,9 @@ pub fn parse_replies(value: &Value) -> Result<Vec<Reply>, InputError> {
 /// Initial values: variable name → scalar; never a built-in.
 pub fn parse_variables(value: &Value) -> Result<BTreeMap<String, Scalar>, InputError> {
     let Some(object) = value.as_object() else {
-        return fail("variables must be an object: variable name → string, number, boolean or null");
+        return fail(
+            "variables must be an object: variable name → string, number, boolean or null",
+        );
     };
     let mut variables = BTreeMap::new();
     for (name, value) in object {
@@ -264,15 +266,18 @@ pub fn parse_mock(name: &str, value: &Value) -> Result<Mock, InputError> {
             "handlers.{name} must be {{ \"returns\": VALUE }}, {{ \"returnsEach\": [VALUE, …] }} or {{ \"fails\": \"reason\" }}, exactly one of them"
         ))
     };
-    let object = value.as_object().filter(|o| o.len() == 1).ok_or_else(shape)?;
+    let object = value
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .ok_or_else(shape)?;
     match object.iter().next() {
-        Some((key, value)) if key == "returns" => Scalar::from_json(value)
-            .map(Mock::Returns)
-            .ok_or_else(|| {
+        Some((key, value)) if key == "returns" => {
+            Scalar::from_json(value).map(Mock::Returns).ok_or_else(|| {
                 InputError(format!(
                     "handlers.{name}.returns must be a string, number, boolean or null"
                 ))
-            }),
+            })
+        }
         Some((key, value)) if key == "returnsEach" => {
             let values = value
                 .as_array()
@@ -286,7 +291,9 @@ pub fn parse_mock(name: &str, value: &Value) -> Result<Mock, InputError> {
         }
         Some((key, value)) if key == "fails" => match value.as_str() {
             Some(reason) => Ok(Mock::Fails(reason.to_owned())),
-            None => fail(format!("handlers.{name}.fails must be a string (the reason)")),
+            None => fail(format!(
+                "handlers.{name}.fails must be a string (the reason)"
+            )),
         },
         _ => Err(shape()),
     }

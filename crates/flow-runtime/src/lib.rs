@@ -46,11 +46,11 @@
 mod conversation;
 mod format;
 mod input;
-#[cfg(test)]
-mod tests;
 mod parse;
 mod regex;
 mod set;
+#[cfg(test)]
+mod tests;
 mod text;
 mod value;
 

@@ -64,8 +64,7 @@ fn email(text: &str) -> bool {
     // Some `.` of the domain has a character before and after it.
     let first = domain.chars().next().map_or(0, char::len_utf8);
     let last = domain.chars().next_back().map_or(0, char::len_utf8);
-    domain.len() >= first + 1 + last
-        && domain[first..domain.len() - last].contains('.')
+    domain.len() >= first + 1 + last && domain[first..domain.len() - last].contains('.')
 }
 
 /// After removing ASCII spaces, `-`, `.`, `(` and `)`: `^\+?[0-9]{7,15}$`; the cleaned string.
@@ -108,7 +107,8 @@ fn date(text: &str) -> Option<String> {
         }
         (day, month, year)
     };
-    let (day, month, year): (u32, u32, u32) = (day.parse().ok()?, month.parse().ok()?, year.parse().ok()?);
+    let (day, month, year): (u32, u32, u32) =
+        (day.parse().ok()?, month.parse().ok()?, year.parse().ok()?);
     if !(1900..=2999).contains(&year) || !(1..=12).contains(&month) || day == 0 {
         return None;
     }
@@ -148,7 +148,9 @@ mod tests {
         assert_eq!(num("-3,5"), Some(-3.5));
         assert_eq!(num("+.5"), Some(0.5));
         assert_eq!(num(",25"), Some(0.25));
-        for bad in ["", "1.", "1.2.3", "1e5", "١٢", "1 000", "--1", "+", ".", "0x10", "1,2,3"] {
+        for bad in [
+            "", "1.", "1.2.3", "1e5", "١٢", "1 000", "--1", "+", ".", "0x10", "1,2,3",
+        ] {
             assert_eq!(num(bad), None, "{bad:?}");
         }
         assert_eq!(num(&"9".repeat(400)), None);
@@ -156,10 +158,18 @@ mod tests {
 
     #[test]
     fn emails() {
-        for good in ["a@b.c", "ana.perez@mail.example.com", "x@y..z", "ñ@ü.es", "a@b.c\u{b}"] {
+        for good in [
+            "a@b.c",
+            "ana.perez@mail.example.com",
+            "x@y..z",
+            "ñ@ü.es",
+            "a@b.c\u{b}",
+        ] {
             assert!(email(good), "{good:?}");
         }
-        for bad in ["a@b", "@b.c", "a@.c", "a@b.", "a b@c.d", "a@b@c.d", "a@b\t.c"] {
+        for bad in [
+            "a@b", "@b.c", "a@.c", "a@b.", "a b@c.d", "a@b@c.d", "a@b\t.c",
+        ] {
             assert!(!email(bad), "{bad:?}");
         }
     }
@@ -182,8 +192,18 @@ mod tests {
         assert_eq!(date("05.01.2024"), Some("2024-01-05".to_owned()));
         assert_eq!(date("31-12-1999"), Some("1999-12-31".to_owned()));
         for bad in [
-            "2023-02-29", "1900-02-29", "2024-1-5", "5/1-2024", "32/1/2024", "1/13/2024",
-            "1/1/1899", "1/1/3000", "001/1/2024", "1/1/24", "2024/01/05", "0/1/2024",
+            "2023-02-29",
+            "1900-02-29",
+            "2024-1-5",
+            "5/1-2024",
+            "32/1/2024",
+            "1/13/2024",
+            "1/1/1899",
+            "1/1/3000",
+            "001/1/2024",
+            "1/1/24",
+            "2024/01/05",
+            "0/1/2024",
         ] {
             assert_eq!(date(bad), None, "{bad:?}");
         }

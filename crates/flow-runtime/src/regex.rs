@@ -273,7 +273,11 @@ impl Compiler {
                 }
             }
             HirKind::Class(Class::Unicode(class)) => {
-                let ranges = class.ranges().iter().map(|r| (r.start(), r.end())).collect();
+                let ranges = class
+                    .ranges()
+                    .iter()
+                    .map(|r| (r.start(), r.end()))
+                    .collect();
                 self.push(Inst::Class(ranges))?;
             }
             HirKind::Class(Class::Bytes(class)) => {
@@ -448,7 +452,10 @@ mod tests {
         assert!(whole(r"\p{Greek}+", "αβγ"));
         assert!(!whole("(?i)straße", "STRASSE"));
         assert!(whole("(?i)ñ", "Ñ"));
-        assert!(whole("a{,2}", "a{,2}"), "RE2: a brace that starts no count is literal");
+        assert!(
+            whole("a{,2}", "a{,2}"),
+            "RE2: a brace that starts no count is literal"
+        );
         assert!(whole(r"\Qa.b\E", "a.b"));
         assert!(!whole(r"\Qa.b\E", "axb"));
         assert!(whole("[[:digit:]]+", "42"));
@@ -466,7 +473,10 @@ mod tests {
         ));
         let pattern = Pattern::new("(a|a)*(a|a)*(a|a)*b", true).unwrap();
         let mut work = MAX_MATCH_WORK;
-        assert_eq!(pattern.is_match(&"a".repeat(10_000), &mut work), Some(false));
+        assert_eq!(
+            pattern.is_match(&"a".repeat(10_000), &mut work),
+            Some(false)
+        );
         let mut tiny = 10;
         assert_eq!(pattern.is_match(&"a".repeat(10_000), &mut tiny), None);
     }

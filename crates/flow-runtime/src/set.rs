@@ -198,9 +198,8 @@ impl FlowSet {
                     message: format!("{}: {}", issue.path, issue.message),
                 });
             }
-            let flow = FlowDocument::deserialize_valid(document).map_err(|message| {
-                SetError::Invalid { index, message }
-            })?;
+            let flow = FlowDocument::deserialize_valid(document)
+                .map_err(|message| SetError::Invalid { index, message })?;
             typed.push(flow);
         }
         let mut first_by_id: HashMap<&str, usize> = HashMap::new();
@@ -472,9 +471,7 @@ fn condition(condition: &Condition) -> Cond {
                 Comparison::Gt { var, value } => (var, Op::Gt(number(value))),
                 Comparison::Gte { var, value } => (var, Op::Gte(number(value))),
                 Comparison::Contains { var, value } => (var, Op::Contains(normalize(value))),
-                Comparison::StartsWith { var, value } => {
-                    (var, Op::StartsWith(normalize(value)))
-                }
+                Comparison::StartsWith { var, value } => (var, Op::StartsWith(normalize(value))),
                 Comparison::Matches { var, value } => {
                     (var, Op::Matches(Pattern::new(value, false)))
                 }

@@ -53,7 +53,13 @@ fn steps(result: &Map<String, Value>) -> Vec<String> {
         .as_array()
         .expect("path")
         .iter()
-        .map(|p| format!("{}/{}", p["flow"].as_str().unwrap_or(""), p["step"].as_str().unwrap_or("")))
+        .map(|p| {
+            format!(
+                "{}/{}",
+                p["flow"].as_str().unwrap_or(""),
+                p["step"].as_str().unwrap_or("")
+            )
+        })
         .collect()
 }
 
@@ -71,12 +77,17 @@ fn size_menu() -> Value {
 #[test]
 fn a_tap_saves_the_id_and_takes_the_buttons_next() {
     let result = sim(&[size_menu()], json!({ "replies": [{ "tap": "large" }] }));
-    assert_eq!(result["outcome"], json!({ "kind": "ended", "flow": "main", "step": "big" }));
+    assert_eq!(
+        result["outcome"],
+        json!({ "kind": "ended", "flow": "main", "step": "big" })
+    );
     assert_eq!(result["variables"], json!({ "size": "large" }));
     assert_eq!(said(&result)[1], "Big! large");
     assert_eq!(
         events(&result, "save"),
-        [json!({ "event": "save", "var": "size", "value": "large", "flow": "main", "step": "size" })]
+        [
+            json!({ "event": "save", "var": "size", "value": "large", "flow": "main", "step": "size" })
+        ]
     );
 }
 
@@ -94,7 +105,10 @@ fn a_typed_title_picks_its_button_a_number_or_prefix_does_not() {
     assert_eq!(steps(&result), ["main/size", "main/done"]);
     // A tap on an id the step does not offer picks nothing, and the bot keeps waiting.
     let result = sim(&[size_menu()], json!({ "replies": [{ "tap": "medium" }] }));
-    assert_eq!(result["outcome"], json!({ "kind": "waiting", "flow": "main", "step": "size" }));
+    assert_eq!(
+        result["outcome"],
+        json!({ "kind": "waiting", "flow": "main", "step": "size" })
+    );
     assert_eq!(result["variables"], json!({}));
 }
 
@@ -113,17 +127,34 @@ fn age_question(retries: Option<u64>) -> Value {
 
 #[test]
 fn retries_two_allows_three_answers_in_all() {
-    let result = sim(&[age_question(None)], json!({ "replies": ["x", "y", "42"] }));
-    assert_eq!(said(&result), ["Age?", "A number, please.", "A number, please.", "You are 42."]);
+    let result = sim(
+        &[age_question(None)],
+        json!({ "replies": ["x", "y", "42"] }),
+    );
+    assert_eq!(
+        said(&result),
+        [
+            "Age?",
+            "A number, please.",
+            "A number, please.",
+            "You are 42."
+        ]
+    );
     assert_eq!(result["variables"], json!({ "age": 42 }));
-    let result = sim(&[age_question(None)], json!({ "replies": ["x", "y", "z", "42"] }));
+    let result = sim(
+        &[age_question(None)],
+        json!({ "replies": ["x", "y", "z", "42"] }),
+    );
     assert_eq!(
         result["outcome"],
         json!({ "kind": "handoff", "flow": "main", "step": "agent", "queue": "people" })
     );
     // The variable stays unset, and the fourth reply is left over.
     assert_eq!(result["variables"], json!({}));
-    assert_eq!(result["warnings"][0]["message"], "1 reply was left over after the conversation stopped (handoff)");
+    assert_eq!(
+        result["warnings"][0]["message"],
+        "1 reply was left over after the conversation stopped (handoff)"
+    );
     let result = sim(&[age_question(Some(0))], json!({ "replies": ["x"] }));
     assert_eq!(result["outcome"]["kind"], "handoff");
     assert_eq!(events(&result, "retry"), Vec::<Value>::new());
@@ -147,7 +178,9 @@ fn without_on_fail_exhausted_retries_fall_through_and_a_handoff_has_a_null_queue
 #[test]
 fn answers_are_parsed_by_input_kind() {
     let ask = |input: &str| {
-        flow(json!([{ "id": "q", "kind": "ask", "text": "?", "save": "v", "input": input, "retries": 0 }]))
+        flow(
+            json!([{ "id": "q", "kind": "ask", "text": "?", "save": "v", "input": input, "retries": 0 }]),
+        )
     };
     let cases = [
         ("date", "5/1/2024", json!("2024-01-05")),
@@ -198,31 +231,60 @@ fn keyword_flows() -> Vec<Value> {
 fn a_first_message_picks_the_flow_by_whole_words_and_tiers() {
     let pick = |message: &str| {
         let result = sim(&keyword_flows(), json!({ "start": { "message": message } }));
-        result["outcome"]["flow"].as_str().unwrap_or("no-flow").to_owned()
+        result["outcome"]["flow"]
+            .as_str()
+            .unwrap_or("no-flow")
+            .to_owned()
     };
     assert_eq!(pick("Quiero una cita"), "appointments");
     assert_eq!(pick("cita_hoy"), "appointments");
     // Not inside a longer word: the fallback answers.
     assert_eq!(pick("felicitaciones"), "help");
-    assert_eq!(pick("¡Hola! felicidades"), "help", "startsWith needs the start");
-    assert_eq!(pick("hola, quiero una cita"), "greeting", "startsWith beats contains");
+    assert_eq!(
+        pick("¡Hola! felicidades"),
+        "help",
+        "startsWith needs the start"
+    );
+    assert_eq!(
+        pick("hola, quiero una cita"),
+        "greeting",
+        "startsWith beats contains"
+    );
     assert_eq!(pick("  MENU "), "menu");
     assert_eq!(pick("menu cita"), "appointments");
     let mut flows = keyword_flows();
     flows.pop();
-    let result = sim(&flows, json!({ "start": { "message": "felicitaciones" }, "replies": ["a", "b"] }));
-    assert_eq!(result["outcome"], json!({ "kind": "no-flow", "message": "no flow's trigger matches the first message, and no flow has fallback: true" }));
-    assert_eq!(result["transcript"], json!([{ "user": { "text": "felicitaciones" } }]));
-    assert_eq!(result["warnings"][0]["message"], "2 replies were left over after the conversation stopped (no-flow)");
+    let result = sim(
+        &flows,
+        json!({ "start": { "message": "felicitaciones" }, "replies": ["a", "b"] }),
+    );
+    assert_eq!(
+        result["outcome"],
+        json!({ "kind": "no-flow", "message": "no flow's trigger matches the first message, and no flow has fallback: true" })
+    );
+    assert_eq!(
+        result["transcript"],
+        json!([{ "user": { "text": "felicitaciones" } }])
+    );
+    assert_eq!(
+        result["warnings"][0]["message"],
+        "2 replies were left over after the conversation stopped (no-flow)"
+    );
 }
 
 #[test]
 fn the_first_message_is_the_last_message_until_a_reply() {
     let document = json!({ "version": 2, "id": "main", "trigger": { "keywords": ["pizza"], "match": "contains" },
         "steps": [{ "id": "hi", "kind": "message", "text": "You said {{last_message}}" }] });
-    let result = sim(&[document], json!({ "start": { "message": "  una pizza  " } }));
+    let result = sim(
+        &[document],
+        json!({ "start": { "message": "  una pizza  " } }),
+    );
     assert_eq!(said(&result), ["You said una pizza"]);
-    assert_eq!(result["transcript"][0], json!({ "user": { "text": "  una pizza  " } }));
+    assert_eq!(
+        result["transcript"][0],
+        json!({ "user": { "text": "  una pizza  " } })
+    );
 }
 
 fn caller_and_subflow() -> Vec<Value> {
@@ -242,8 +304,14 @@ fn caller_and_subflow() -> Vec<Value> {
 fn a_subflow_shares_the_callers_variables_and_returns_to_its_successor() {
     let result = sim(&caller_and_subflow(), json!({ "replies": ["Neo"] }));
     // The caller's default wins: it was set when the conversation started.
-    assert_eq!(said(&result), ["Nickname for free (collect)?", "Neo on free in main"]);
-    assert_eq!(steps(&result), ["main/who", "collect/nick", "collect/done", "main/hi"]);
+    assert_eq!(
+        said(&result),
+        ["Nickname for free (collect)?", "Neo on free in main"]
+    );
+    assert_eq!(
+        steps(&result),
+        ["main/who", "collect/nick", "collect/done", "main/hi"]
+    );
     assert_eq!(
         events(&result, "call"),
         [json!({ "event": "call", "to": "collect", "flow": "main", "step": "who" })]
@@ -253,22 +321,39 @@ fn a_subflow_shares_the_callers_variables_and_returns_to_its_successor() {
         [json!({ "event": "return", "to": "main", "flow": "collect", "step": "done" })]
     );
     // Falling off the end of the top flow right after: the last step of the path.
-    assert_eq!(result["outcome"], json!({ "kind": "ended", "flow": "main", "step": "hi" }));
+    assert_eq!(
+        result["outcome"],
+        json!({ "kind": "ended", "flow": "main", "step": "hi" })
+    );
 }
 
 #[test]
 fn initial_values_win_over_defaults_and_null_is_set() {
     let documents = caller_and_subflow();
-    let result = sim(&documents, json!({ "variables": { "plan": null }, "replies": ["Neo"] }));
+    let result = sim(
+        &documents,
+        json!({ "variables": { "plan": null }, "replies": ["Neo"] }),
+    );
     assert_eq!(said(&result)[0], "Nickname for  (collect)?");
     assert_eq!(result["variables"]["plan"], Value::Null);
-    assert_eq!(result["warnings"][0]["message"], "{{plan}} is null, so it reads as \"\"");
-    assert_eq!(result["warnings"][1]["message"], "{{plan}} is null, so it reads as \"\"");
+    assert_eq!(
+        result["warnings"][0]["message"],
+        "{{plan}} is null, so it reads as \"\""
+    );
+    assert_eq!(
+        result["warnings"][1]["message"],
+        "{{plan}} is null, so it reads as \"\""
+    );
 }
 
 #[test]
 fn a_missing_or_too_deep_subflow_stops_with_an_error() {
-    let result = sim(&[flow(json!([{ "id": "pay", "kind": "subflow", "flow": "payment" }]))], json!({}));
+    let result = sim(
+        &[flow(
+            json!([{ "id": "pay", "kind": "subflow", "flow": "payment" }]),
+        )],
+        json!({}),
+    );
     assert_eq!(
         result["outcome"],
         json!({ "kind": "error", "flow": "main", "step": "pay", "message": "flow \"payment\" is not in the set, so it cannot be called" })
@@ -302,14 +387,20 @@ fn handler_mocks_return_fail_or_are_missing() {
         json!({ "event": "action", "handler": "orders.quote", "args": { "who": "Ana", "items": ["3", 2] },
                 "result": 12.5, "flow": "main", "step": "quote" })
     );
-    let result = sim(&[order_flow()], json!({ "handlers": { "orders.quote": { "fails": "timeout" } } }));
+    let result = sim(
+        &[order_flow()],
+        json!({ "handlers": { "orders.quote": { "fails": "timeout" } } }),
+    );
     assert_eq!(
         result["outcome"],
         json!({ "kind": "handler-failed", "flow": "main", "step": "quote", "message": "timeout" })
     );
     assert!(events(&result, "action")[0].get("result").is_none());
     let result = sim(&[order_flow()], json!({}));
-    assert_eq!(result["variables"], json!({ "total": null, "total2": null }));
+    assert_eq!(
+        result["variables"],
+        json!({ "total": null, "total2": null })
+    );
     let messages: Vec<&str> = result["warnings"]
         .as_array()
         .expect("warnings")
@@ -371,9 +462,15 @@ fn conditions_read_unset_null_numbers_and_strings_without_coercion() {
         ], "default": "zero" },
         { "id": "right", "kind": "end", "text": "right" }
     ]));
-    let result = sim(&[document], json!({ "variables": { "n": 1, "name": "María José" } }));
+    let result = sim(
+        &[document],
+        json!({ "variables": { "n": 1, "name": "María José" } }),
+    );
     assert_eq!(said(&result), ["right"]);
-    assert_eq!(steps(&result), ["main/check", "main/one", "main/two", "main/right"]);
+    assert_eq!(
+        steps(&result),
+        ["main/check", "main/one", "main/two", "main/right"]
+    );
 }
 
 #[test]
@@ -392,7 +489,10 @@ fn delays_advance_the_clock_and_nothing_is_sent() {
             json!({ "event": "delay", "seconds": 12, "typing": false, "flow": "main", "step": "more" })
         ]
     );
-    assert_eq!(result["outcome"], json!({ "kind": "ended", "flow": "main", "step": "more" }));
+    assert_eq!(
+        result["outcome"],
+        json!({ "kind": "ended", "flow": "main", "step": "more" })
+    );
 }
 
 #[test]
@@ -413,7 +513,9 @@ fn a_bot_that_never_waits_stops_at_the_loop_limit() {
 #[test]
 fn the_simulation_limit_stops_a_long_conversation() {
     // 500 steps per reply, 1,000 replies: 100,000 steps are reached after 200 of them.
-    let mut steps = vec![json!({ "id": "q", "kind": "buttons", "text": "Go?", "buttons": [{ "id": "go", "title": "Go" }] })];
+    let mut steps = vec![
+        json!({ "id": "q", "kind": "buttons", "text": "Go?", "buttons": [{ "id": "go", "title": "Go" }] }),
+    ];
     for i in 0..498 {
         steps.push(json!({ "id": format!("s{i}"), "kind": "set", "var": "x", "value": i }));
     }
@@ -422,9 +524,15 @@ fn the_simulation_limit_stops_a_long_conversation() {
     let replies: Vec<Value> = (0..1000).map(|_| json!({ "tap": "go" })).collect();
     let result = sim(&[document], json!({ "replies": replies }));
     assert_eq!(result["outcome"]["kind"], "loop");
-    assert_eq!(result["outcome"]["message"], "the simulation ran 100000 steps, its limit");
+    assert_eq!(
+        result["outcome"]["message"],
+        "the simulation ran 100000 steps, its limit"
+    );
     assert_eq!(result["path"].as_array().map(Vec::len), Some(100_000));
-    assert_eq!(result["warnings"][0]["message"], "800 replies were left over after the conversation stopped (loop)");
+    assert_eq!(
+        result["warnings"][0]["message"],
+        "800 replies were left over after the conversation stopped (loop)"
+    );
 }
 
 #[test]
@@ -434,7 +542,10 @@ fn a_text_too_long_after_interpolation_stops_with_an_error() {
         { "id": "q", "kind": "ask", "text": "Say {{x}}", "save": "y" }
     ]));
     let long = "a".repeat(40_000);
-    let result = sim(&[document], json!({ "start": { "flow": "main" }, "variables": {}, "replies": [] }));
+    let result = sim(
+        &[document],
+        json!({ "start": { "flow": "main" }, "variables": {}, "replies": [] }),
+    );
     assert_eq!(result["outcome"]["kind"], "waiting");
     let document = flow(json!([
         { "id": "q", "kind": "ask", "text": "Say", "save": "y" },
@@ -465,18 +576,54 @@ fn caller_errors_name_the_argument() {
         }
     };
     let cases = [
-        (json!({ "start": { "flow": "nope" } }), "start.flow \"nope\" is not a flow of the set (its flows: \"main\")"),
-        (json!({ "start": { "flow": "main", "message": "x" } }), "start must be { \"flow\": ID } or { \"message\": TEXT }, exactly one of them"),
-        (json!({ "start": {} }), "start must be { \"flow\": ID } or { \"message\": TEXT }, exactly one of them"),
-        (json!({ "replies": [1] }), "replies[0] must be a string, { \"text\": … } or { \"tap\": ID }"),
-        (json!({ "replies": ["a", { "tap": 3 }] }), "replies[1] must be a string, { \"text\": … } or { \"tap\": ID }"),
-        (json!({ "replies": vec!["a"; 1001] }), "replies has 1001 replies, more than the 1000 a simulation takes"),
-        (json!({ "handlers": { "h": { "returns": [1] } } }), "handlers.h.returns must be a string, number, boolean or null"),
-        (json!({ "handlers": { "h": { "returnsEach": [] } } }), "handlers.h.returnsEach must be a non-empty array of strings, numbers, booleans or nulls"),
-        (json!({ "handlers": { "h": { "returns": 1, "fails": "x" } } }), "handlers.h must be { \"returns\": VALUE }, { \"returnsEach\": [VALUE, …] } or { \"fails\": \"reason\" }, exactly one of them"),
-        (json!({ "variables": { "last_message": "x" } }), "variables.last_message is a built-in variable, which a simulation sets itself (use contact for contact_name and contact_phone)"),
-        (json!({ "variables": { "x": { "a": 1 } } }), "variables.x must be a string, number, boolean or null"),
-        (json!({ "contact": { "email": "a@b.c" } }), "contact has an unknown key \"email\" (accepted: \"name\", \"phone\")"),
+        (
+            json!({ "start": { "flow": "nope" } }),
+            "start.flow \"nope\" is not a flow of the set (its flows: \"main\")",
+        ),
+        (
+            json!({ "start": { "flow": "main", "message": "x" } }),
+            "start must be { \"flow\": ID } or { \"message\": TEXT }, exactly one of them",
+        ),
+        (
+            json!({ "start": {} }),
+            "start must be { \"flow\": ID } or { \"message\": TEXT }, exactly one of them",
+        ),
+        (
+            json!({ "replies": [1] }),
+            "replies[0] must be a string, { \"text\": … } or { \"tap\": ID }",
+        ),
+        (
+            json!({ "replies": ["a", { "tap": 3 }] }),
+            "replies[1] must be a string, { \"text\": … } or { \"tap\": ID }",
+        ),
+        (
+            json!({ "replies": vec!["a"; 1001] }),
+            "replies has 1001 replies, more than the 1000 a simulation takes",
+        ),
+        (
+            json!({ "handlers": { "h": { "returns": [1] } } }),
+            "handlers.h.returns must be a string, number, boolean or null",
+        ),
+        (
+            json!({ "handlers": { "h": { "returnsEach": [] } } }),
+            "handlers.h.returnsEach must be a non-empty array of strings, numbers, booleans or nulls",
+        ),
+        (
+            json!({ "handlers": { "h": { "returns": 1, "fails": "x" } } }),
+            "handlers.h must be { \"returns\": VALUE }, { \"returnsEach\": [VALUE, …] } or { \"fails\": \"reason\" }, exactly one of them",
+        ),
+        (
+            json!({ "variables": { "last_message": "x" } }),
+            "variables.last_message is a built-in variable, which a simulation sets itself (use contact for contact_name and contact_phone)",
+        ),
+        (
+            json!({ "variables": { "x": { "a": 1 } } }),
+            "variables.x must be a string, number, boolean or null",
+        ),
+        (
+            json!({ "contact": { "email": "a@b.c" } }),
+            "contact has an unknown key \"email\" (accepted: \"name\", \"phone\")",
+        ),
     ];
     for (arguments, message) in cases {
         assert_eq!(bad(arguments.clone()), message, "{arguments}");
@@ -485,7 +632,8 @@ fn caller_errors_name_the_argument() {
 
 #[test]
 fn the_example_flow_runs_to_its_end() {
-    let example: Value = serde_json::from_str(botmesh_flow_schema::EXAMPLE_FLOW_DOCUMENT).expect("example");
+    let example: Value =
+        serde_json::from_str(botmesh_flow_schema::EXAMPLE_FLOW_DOCUMENT).expect("example");
     let result = sim(
         &[example],
         json!({
@@ -495,12 +643,18 @@ fn the_example_flow_runs_to_its_end() {
             "replies": [{ "tap": "margherita" }, "Large", "Calle Mayor 5, Madrid", { "tap": "confirm" }]
         }),
     );
-    assert_eq!(result["outcome"], json!({ "kind": "ended", "flow": "pizza-order", "step": "done" }));
+    assert_eq!(
+        result["outcome"],
+        json!({ "kind": "ended", "flow": "pizza-order", "step": "done" })
+    );
     assert_eq!(result["variables"]["size"], "large");
     assert_eq!(result["variables"]["pizza"], "Margherita");
     assert_eq!(result["clock"], 3);
     assert_eq!(result["warnings"], json!([]));
-    assert!(said(&result).contains(&"Order A-17 is in the oven. Thank you, and buon appetito!".to_owned()));
+    assert!(
+        said(&result)
+            .contains(&"Order A-17 is in the oven. Thank you, and buon appetito!".to_owned())
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -525,7 +679,10 @@ fn take_item_id(text: &str) -> (String, &str) {
     let text = text.strip_prefix(" [").expect("[");
     if text.starts_with('"') {
         let (id, rest) = take_json(text);
-        (id.as_str().expect("id").to_owned(), rest.strip_prefix(']').expect("]"))
+        (
+            id.as_str().expect("id").to_owned(),
+            rest.strip_prefix(']').expect("]"),
+        )
     } else {
         let end = text.find(']').expect("]");
         (text[..end].to_owned(), &text[end + 1..])
@@ -734,10 +891,14 @@ fn a_cut_text_keeps_its_tail_and_says_what_it_left_out() {
     let document = flow(json!([
         { "id": "q", "kind": "ask", "text": "Again?", "save": "a", "next": "q" }
     ]));
-    let replies: Vec<Value> = (0..1000).map(|i| json!(format!("reply number {i} {}", "x".repeat(100)))).collect();
+    let replies: Vec<Value> = (0..1000)
+        .map(|i| json!(format!("reply number {i} {}", "x".repeat(100))))
+        .collect();
     let refs = [&document];
     let set = FlowSet::new(&refs).expect("valid");
-    let simulation = Simulation::from_arguments(json!({ "replies": replies }).as_object().expect("o")).expect("ok");
+    let simulation =
+        Simulation::from_arguments(json!({ "replies": replies }).as_object().expect("o"))
+            .expect("ok");
     let result = simulate(&set, &simulation).expect("runs");
     let text = simulation_text("main", &result, Some(100_000));
     assert!(text.chars().count() <= 100_000, "{}", text.len());
@@ -762,8 +923,21 @@ const CONDITIONS: &[&str] = &[
     r#"{"any":[{"var":"flag","op":"eq","value":true},{"var":"n","op":"lte","value":0}]}"#,
 ];
 const REPLIES: &[&str] = &[
-    "T0", "t1", "T2", "yes", "no", "12", "-3,5", "2024-01-05", "5/13/2024", "a@b.co", "+34 600 123 456",
-    "", "abc", "hola", "{{v}}",
+    "T0",
+    "t1",
+    "T2",
+    "yes",
+    "no",
+    "12",
+    "-3,5",
+    "2024-01-05",
+    "5/13/2024",
+    "a@b.co",
+    "+34 600 123 456",
+    "",
+    "abc",
+    "hola",
+    "{{v}}",
 ];
 const INPUTS: &[&str] = &["text", "number", "email", "phone", "date", "yesno"];
 
@@ -777,21 +951,31 @@ fn generated_flow(id: &str, picks: &[(u8, u8, u8)], others: &[&str], trigger: (u
         let to = step_id(usize::from(a));
         let mut step = match kind % 14 {
             0 => json!({ "kind": "message", "text": format!("m{i} {{{{v}}}} {{{{n}}}}") }),
-            1 => json!({ "kind": "buttons", "text": "Pick", "buttons": (0..=usize::from(b % 3)).map(|k| {
+            1 => {
+                json!({ "kind": "buttons", "text": "Pick", "buttons": (0..=usize::from(b % 3)).map(|k| {
                     let mut button = json!({ "id": format!("b{k}"), "title": format!("T{k}") });
                     if (a + k as u8).is_multiple_of(2) { button["next"] = json!(step_id(usize::from(a) + k)); }
                     button
-                }).collect::<Vec<_>>() }),
-            2 => json!({ "kind": "list", "text": "Rows", "button": "Open", "save": "v", "sections": [
+                }).collect::<Vec<_>>() })
+            }
+            2 => {
+                json!({ "kind": "list", "text": "Rows", "button": "Open", "save": "v", "sections": [
                     { "title": "S", "rows": [{ "id": "r0", "title": "T0", "next": to }, { "id": "r1", "title": "t1" }] },
-                    { "rows": [{ "id": "r2", "title": "T2", "description": "d" }] }] }),
+                    { "rows": [{ "id": "r2", "title": "T2", "description": "d" }] }] })
+            }
             3 => {
                 let input = INPUTS[usize::from(b) % INPUTS.len()];
                 let mut ask = json!({ "kind": "ask", "text": "Q {{v}}", "save": if input == "number" { "n" } else { "v" },
                     "input": input, "retries": b % 3 });
-                if a % 2 == 0 { ask["onFail"] = json!(to); }
-                if input == "text" && b % 4 == 0 { ask["pattern"] = json!("^[a-z]+$"); }
-                if b % 5 == 0 { ask["retryText"] = json!("Again {{last_message}}"); }
+                if a % 2 == 0 {
+                    ask["onFail"] = json!(to);
+                }
+                if input == "text" && b % 4 == 0 {
+                    ask["pattern"] = json!("^[a-z]+$");
+                }
+                if b % 5 == 0 {
+                    ask["retryText"] = json!("Again {{last_message}}");
+                }
                 ask
             }
             4 => {
@@ -799,7 +983,9 @@ fn generated_flow(id: &str, picks: &[(u8, u8, u8)], others: &[&str], trigger: (u
                     "when": serde_json::from_str::<Value>(CONDITIONS[(usize::from(a) + k) % CONDITIONS.len()]).unwrap_or(Value::Null),
                     "next": step_id(usize::from(a) + 2 * k + 1) })).collect();
                 let mut branch = json!({ "kind": "branch", "cases": cases });
-                if b % 2 == 0 { branch["default"] = json!(to); }
+                if b % 2 == 0 {
+                    branch["default"] = json!(to);
+                }
                 branch
             }
             5 => json!({ "kind": "set", "var": "n", "value": i64::from(a % 7) }),
@@ -807,11 +993,17 @@ fn generated_flow(id: &str, picks: &[(u8, u8, u8)], others: &[&str], trigger: (u
             7 => json!({ "kind": "delay", "seconds": 1 + u64::from(b % 5), "typing": a % 2 == 0 }),
             8 => json!({ "kind": "action", "handler": if b % 2 == 0 { "h.a" } else { "h.b" },
                     "args": { "v": "{{v}}", "list": ["{{n}}", 1] }, "save": "flag" }),
-            9 => json!({ "kind": "subflow", "flow": others.get(usize::from(b) % (others.len() + 1)).copied().unwrap_or("missing") }),
+            9 => {
+                json!({ "kind": "subflow", "flow": others.get(usize::from(b) % (others.len() + 1)).copied().unwrap_or("missing") })
+            }
             10 => json!({ "kind": "handoff", "queue": "q" }),
             11 => json!({ "kind": "end", "text": "bye {{v}}" }),
-            12 => json!({ "kind": "template", "name": "tpl", "language": "es", "parameters": ["{{v}}"] }),
-            _ => json!({ "kind": "media", "media": "image", "url": "https://x.example/a.png", "caption": "c {{n}}" }),
+            12 => {
+                json!({ "kind": "template", "name": "tpl", "language": "es", "parameters": ["{{v}}"] })
+            }
+            _ => {
+                json!({ "kind": "media", "media": "image", "url": "https://x.example/a.png", "caption": "c {{n}}" })
+            }
         };
         step["id"] = json!(step_id(i));
         if !matches!(kind % 14, 4 | 10 | 11) && a % 3 == 0 {
@@ -834,18 +1026,24 @@ type Picks = Vec<(u8, u8, u8)>;
 
 fn flow_set() -> impl Strategy<Value = Vec<Value>> {
     let picks = || proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 1..12);
-    (picks(), proptest::collection::vec(picks(), 0..3), any::<(u8, u8)>(), any::<(u8, u8)>()).prop_map(
-        |(main, subs, t0, t1): (Picks, Vec<Picks>, (u8, u8), (u8, u8))| {
-            let ids: Vec<String> = (0..subs.len()).map(|i| format!("sub{i}")).collect();
-            let mut others: Vec<&str> = ids.iter().map(String::as_str).collect();
-            others.push("main");
-            let mut set = vec![generated_flow("main", &main, &others, t0)];
-            for (i, picks) in subs.iter().enumerate() {
-                set.push(generated_flow(&ids[i], picks, &others, t1));
-            }
-            set
-        },
+    (
+        picks(),
+        proptest::collection::vec(picks(), 0..3),
+        any::<(u8, u8)>(),
+        any::<(u8, u8)>(),
     )
+        .prop_map(
+            |(main, subs, t0, t1): (Picks, Vec<Picks>, (u8, u8), (u8, u8))| {
+                let ids: Vec<String> = (0..subs.len()).map(|i| format!("sub{i}")).collect();
+                let mut others: Vec<&str> = ids.iter().map(String::as_str).collect();
+                others.push("main");
+                let mut set = vec![generated_flow("main", &main, &others, t0)];
+                for (i, picks) in subs.iter().enumerate() {
+                    set.push(generated_flow(&ids[i], picks, &others, t1));
+                }
+                set
+            },
+        )
 }
 
 fn arguments() -> impl Strategy<Value = Value> {
@@ -877,7 +1075,10 @@ fn arguments() -> impl Strategy<Value = Value> {
 
 /// Checks that every transition is an edge of the analyzer's graph and that the transitions
 /// are the path: each one that leads to a step leads to the next step of the path.
-fn check_against_graph(documents: &[Value], conversation: &crate::Conversation<'_>) -> Result<(), TestCaseError> {
+fn check_against_graph(
+    documents: &[Value],
+    conversation: &crate::Conversation<'_>,
+) -> Result<(), TestCaseError> {
     let refs: Vec<&Value> = documents.iter().collect();
     let graph = botmesh_flow_analyzer::describe(&refs);
     let set = conversation.set();
@@ -891,7 +1092,10 @@ fn check_against_graph(documents: &[Value], conversation: &crate::Conversation<'
         let (to_flow, to) = match (transition.to_flow, transition.to) {
             (Some(called), _) => (called, step_id(called, 0)),
             (None, Some(step)) => (transition.flow, step_id(transition.flow, step)),
-            (None, None) => (transition.flow, botmesh_flow_analyzer::IMPLICIT_END.to_owned()),
+            (None, None) => (
+                transition.flow,
+                botmesh_flow_analyzer::IMPLICIT_END.to_owned(),
+            ),
         };
         let same_kind: Vec<_> = flow_graph
             .edges
@@ -903,14 +1107,26 @@ fn check_against_graph(documents: &[Value], conversation: &crate::Conversation<'
             _ => 0,
         };
         let edge = same_kind.get(position);
-        prop_assert!(edge.is_some(), "no {:?} edge from {from} in {}", transition.kind, flow_graph.id);
+        prop_assert!(
+            edge.is_some(),
+            "no {:?} edge from {from} in {}",
+            transition.kind,
+            flow_graph.id
+        );
         let edge = edge.expect("checked");
         prop_assert_eq!(edge.to, to.as_str(), "{:?}", transition);
         if transition.kind == crate::EdgeKind::Call {
             prop_assert_eq!(edge.to_flow, Some(flow_ids[to_flow]));
         }
         if to != botmesh_flow_analyzer::IMPLICIT_END {
-            let target = (to_flow, if transition.to_flow.is_some() { 0 } else { transition.to.unwrap_or(0) });
+            let target = (
+                to_flow,
+                if transition.to_flow.is_some() {
+                    0
+                } else {
+                    transition.to.unwrap_or(0)
+                },
+            );
             match path.get(next_in_path) {
                 Some(&step) => {
                     prop_assert_eq!(step, target, "transition {:?}", transition);
@@ -921,7 +1137,11 @@ fn check_against_graph(documents: &[Value], conversation: &crate::Conversation<'
             }
         }
     }
-    prop_assert_eq!(next_in_path.min(path.len()), path.len(), "every step after the first was reached by a transition");
+    prop_assert_eq!(
+        next_in_path.min(path.len()),
+        path.len(),
+        "every step after the first was reached by a transition"
+    );
     Ok(())
 }
 

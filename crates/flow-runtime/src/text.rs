@@ -45,10 +45,16 @@ pub fn is_letter_or_digit(c: char) -> bool {
 fn letter_or_digit_ranges() -> &'static [(char, char)] {
     static RANGES: OnceLock<Vec<(char, char)>> = OnceLock::new();
     RANGES.get_or_init(|| {
-        let hir = regex_syntax::ParserBuilder::new().build().parse(r"[\pL\pN]");
+        let hir = regex_syntax::ParserBuilder::new()
+            .build()
+            .parse(r"[\pL\pN]");
         match hir.as_ref().map(regex_syntax::hir::Hir::kind) {
             Ok(regex_syntax::hir::HirKind::Class(regex_syntax::hir::Class::Unicode(class))) => {
-                class.ranges().iter().map(|r| (r.start(), r.end())).collect()
+                class
+                    .ranges()
+                    .iter()
+                    .map(|r| (r.start(), r.end()))
+                    .collect()
             }
             // Unreachable with the tables compiled in; ASCII still works without them.
             _ => Vec::new(),

@@ -111,13 +111,20 @@ mod tests {
         assert_eq!(Scalar::Number(2.5).to_json(), serde_json::json!(2.5));
         assert_eq!(Scalar::Number(1e300).to_json(), serde_json::json!(1e300));
         let big: Value = serde_json::from_str("9007199254740993").unwrap();
-        assert_eq!(Scalar::from_json(&big), Some(Scalar::Number(9007199254740992.0)));
+        assert_eq!(
+            Scalar::from_json(&big),
+            Some(Scalar::Number(9007199254740992.0))
+        );
     }
 
     #[test]
     fn equality_compares_numbers_by_value_and_never_coerces() {
         let one: Value = serde_json::from_str("1.0").unwrap();
-        assert!(Scalar::from_json(&one).unwrap().json_eq(&Scalar::Number(1.0)));
+        assert!(
+            Scalar::from_json(&one)
+                .unwrap()
+                .json_eq(&Scalar::Number(1.0))
+        );
         assert!(!Scalar::String("1".into()).json_eq(&Scalar::Number(1.0)));
         assert!(!Scalar::String("true".into()).json_eq(&Scalar::Bool(true)));
         assert!(Scalar::Null.json_eq(&Scalar::Null));

@@ -6,6 +6,7 @@
 //! - `botmesh-mcp render ...` draws a flow file as PNG or SVG;
 //! - `botmesh-mcp token new --scopes LIST --tokens FILE` adds a bearer token for `--http`.
 
+mod chat;
 mod check;
 mod http;
 mod logjson;
@@ -25,6 +26,8 @@ Usage:
   botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...
   botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL]
                      [--theme light|dark] -o OUT.png|OUT.svg
+  botmesh-mcp chat FILE [--subflows DIR|FILE]... [--message TEXT | --flow ID]
+                   [--contact NAME] [--var NAME=VALUE]... [--handler NAME=JSON]...
   botmesh-mcp token new --scopes flow,docs --tokens FILE
 
 Options:
@@ -214,6 +217,10 @@ fn main() -> ExitCode {
         Some("render") => {
             args.remove(0);
             return render::run(args);
+        }
+        Some("chat") => {
+            args.remove(0);
+            return chat::run(args);
         }
         Some("token") => {
             args.remove(0);

@@ -563,7 +563,7 @@ fn every_tool_declaration_is_accepted_by_strict_clients() {
     let server = docs_server();
     let list = answers(server, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     let tools = list[0]["result"]["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 10, "eight flow tools and two docs tools");
+    assert_eq!(tools.len(), 11, "nine flow tools and two docs tools");
     for tool in tools {
         let name = tool["name"].as_str().expect("name");
         assert!(
@@ -619,6 +619,17 @@ fn typical_calls() -> Vec<(&'static str, Value)> {
         ),
         ("flow_render", json!({ "document": { "version": 2 } })),
         (
+            "flow_simulate",
+            json!({ "document": example, "start": { "message": "una pizza" },
+                    "handlers": { "orders.quote": { "returns": 31.5 }, "orders.place": { "fails": "kitchen closed" } },
+                    "replies": [{ "tap": "margherita" }, "Large", "short", "Calle Mayor 5, Madrid", { "tap": "confirm" }] }),
+        ),
+        (
+            "flow_simulate",
+            json!({ "document": example, "replies": ["x"] }),
+        ),
+        ("flow_simulate", json!({ "document": { "version": 2 } })),
+        (
             "docs_search",
             json!({ "query": "flow_validate", "limit": 3 }),
         ),
@@ -660,7 +671,8 @@ fn every_structured_result_matches_its_output_schema() {
         assert!(problems.is_empty(), "{name}: {problems:?}");
         // flow_render's picture comes first, then a line of facts (checked by the text rule).
         let picture = result["content"].as_array().is_some_and(|c| c.len() == 2);
-        if name != "docs_page" && !picture {
+        let transcript = name == "flow_simulate" && structured["valid"] == true;
+        if name != "docs_page" && !picture && !transcript {
             let text: Value =
                 serde_json::from_str(result["content"][0]["text"].as_str().expect("text"))
                     .expect("text is JSON");
@@ -817,6 +829,32 @@ fn every_tools_text_carries_the_facts_of_its_structured_content() {
             assert!(text.contains(&format!(" {crossings} crossing")), "{text}");
             assert!(text.ends_with("; valid, no issues."), "{text}");
             assert_eq!(structured["issues"], json!([]));
+            continue;
+        }
+        if *name == "flow_simulate" && structured["valid"] == true {
+            // The transcript, one line per entry in order, then the outcome, the path, the
+            // variables, the clock and the warnings (the runtime's tests read such a text back
+            // into the result exactly).
+            let structured = structured.as_object().expect("object");
+            let flow = arguments["document"]["id"].as_str().expect("id");
+            assert_eq!(
+                text,
+                botmesh_flow_runtime::simulation_text(flow, structured, Some(100_000))
+            );
+            let mut at = 0;
+            for entry in structured["transcript"].as_array().expect("transcript") {
+                let line = format!("\n{}\n", botmesh_flow_runtime::entry_line(entry));
+                let found = text[at..]
+                    .find(&line)
+                    .unwrap_or_else(|| panic!("{line} in {text}"));
+                at += found + 1;
+            }
+            assert!(text.contains(&format!("\nvariables: {}\n", structured["variables"])));
+            assert!(text.contains(&format!("\nclock: {} s\n", structured["clock"])));
+            assert!(text.contains(&format!(
+                "\noutcome: {}",
+                structured["outcome"]["kind"].as_str().expect("kind")
+            )));
             continue;
         }
         if *name != "docs_page" {

@@ -2,6 +2,7 @@
 //! four): each module spawns the real executable over real pipes, files or sockets, through
 //! the one harness in `util` (the binary's path, a cleaned environment, temporary folders).
 
+mod chat;
 mod check;
 #[cfg(feature = "http")]
 mod cli;

@@ -3,6 +3,7 @@
 mod docs;
 mod flow;
 mod render;
+mod simulate;
 
 #[cfg(test)]
 pub(crate) use render::base64;
@@ -17,6 +18,7 @@ pub(crate) fn builtin(with_docs: bool) -> Catalogue {
         catalogue.register(tool);
     }
     catalogue.register(render::flow_render());
+    catalogue.register(simulate::flow_simulate());
     if with_docs {
         for tool in docs::tools() {
             catalogue.register(tool);
