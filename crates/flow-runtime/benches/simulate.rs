@@ -102,6 +102,7 @@ fn conversation_replies() -> Value {
     Value::Array((0..1000).map(|i| cycle[i % cycle.len()].clone()).collect())
 }
 
+#[expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 fn measure(name: &str, runs: usize, mut f: impl FnMut() -> usize) {
     let mut times: Vec<Duration> = Vec::with_capacity(runs);
     let mut count = 0;
@@ -122,6 +123,7 @@ fn measure(name: &str, runs: usize, mut f: impl FnMut() -> usize) {
     );
 }
 
+#[expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 fn main() {
     let main = conversation_flow();
     let helper = helper_flow();
