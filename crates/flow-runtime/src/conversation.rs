@@ -1044,31 +1044,7 @@ impl<'s> Conversation<'s> {
                 object.insert("type".into(), "list".into());
                 object.insert("text".into(), first.into());
                 object.insert("button".into(), button.as_str().into());
-                let sections = sections
-                    .iter()
-                    .map(|section| {
-                        let mut s = Map::new();
-                        if let Some(title) = &section.title {
-                            s.insert("title".into(), title.as_str().into());
-                        }
-                        let rows = section
-                            .rows
-                            .iter()
-                            .map(|row| {
-                                let mut r = Map::new();
-                                r.insert("id".into(), row.id.as_str().into());
-                                r.insert("title".into(), row.title.as_str().into());
-                                if let Some(d) = &row.description {
-                                    r.insert("description".into(), d.as_str().into());
-                                }
-                                Value::Object(r)
-                            })
-                            .collect();
-                        s.insert("rows".into(), Value::Array(rows));
-                        Value::Object(s)
-                    })
-                    .collect();
-                object.insert("sections".into(), Value::Array(sections));
+                object.insert("sections".into(), sections.clone());
                 optional(&mut object, "header", header);
                 optional(&mut object, "footer", footer);
             }
@@ -1079,7 +1055,7 @@ impl<'s> Conversation<'s> {
                 ..
             } => {
                 object.insert("type".into(), "media".into());
-                object.insert("media".into(), json!(media));
+                object.insert("media".into(), media.as_str().into());
                 object.insert("url".into(), url.as_str().into());
                 if let Some(caption) = texts.first() {
                     object.insert("caption".into(), caption.as_str().into());

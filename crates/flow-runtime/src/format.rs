@@ -231,7 +231,8 @@ fn outcome_line(outcome: &Value) -> String {
 
 /// The path line: `[flow]` before the steps of each run of one flow.
 fn path_line(path: &[Value]) -> String {
-    let mut line = format!("path ({} steps):", path.len());
+    let noun = if path.len() == 1 { "step" } else { "steps" };
+    let mut line = format!("path ({} {noun}):", path.len());
     let mut flow = None;
     for entry in path {
         let this = string(entry, "flow");

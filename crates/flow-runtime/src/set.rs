@@ -3,11 +3,8 @@
 
 use std::collections::HashMap;
 
-use botmesh_flow_schema::{
-    Button, Comparison, Condition, FlowDocument, InputKind, MatchMode, MediaKind, Row, Section,
-    Step, Variable,
-};
-use serde_json::Value;
+use botmesh_flow_schema::{InputKind, MatchMode};
+use serde_json::{Map, Value};
 
 use crate::regex::{Pattern, PatternError};
 use crate::text::normalize;
@@ -83,7 +80,7 @@ pub(crate) enum Action {
         text: String,
     },
     Media {
-        media: MediaKind,
+        media: String,
         url: String,
         caption: Option<String>,
         filename: Option<String>,
@@ -109,7 +106,8 @@ pub(crate) enum Action {
     List {
         text: String,
         button: String,
-        sections: Vec<Section>,
+        /// The sections as sent: titles, rows' ids, titles and descriptions (no `next`).
+        sections: Value,
         items: Vec<Item>,
         header: Option<String>,
         footer: Option<String>,
@@ -139,7 +137,7 @@ pub(crate) enum Action {
     },
     Call {
         handler: String,
-        args: serde_json::Map<String, Value>,
+        args: Map<String, Value>,
         save: Option<String>,
     },
     Subflow {
@@ -189,7 +187,6 @@ impl FlowSet {
         if documents.is_empty() {
             return Err(SetError::Empty);
         }
-        let mut typed = Vec::with_capacity(documents.len());
         for (index, document) in documents.iter().enumerate() {
             let validation = botmesh_flow_schema::validate(document);
             if let Some(issue) = validation.issues.first() {
@@ -198,17 +195,14 @@ impl FlowSet {
                     message: format!("{}: {}", issue.path, issue.message),
                 });
             }
-            let flow = FlowDocument::deserialize_valid(document)
-                .map_err(|message| SetError::Invalid { index, message })?;
-            typed.push(flow);
         }
         let mut first_by_id: HashMap<&str, usize> = HashMap::new();
-        for (index, flow) in typed.iter().enumerate() {
-            first_by_id.entry(flow.id.as_str()).or_insert(index);
+        for (index, document) in documents.iter().enumerate() {
+            first_by_id.entry(str_of(document, "id")).or_insert(index);
         }
-        let flows = typed
+        let flows = documents
             .iter()
-            .map(|flow| compile_flow(flow, &first_by_id))
+            .map(|document| compile_flow(document, &first_by_id))
             .collect();
         Ok(Self { flows })
     }
@@ -237,27 +231,36 @@ impl FlowSet {
     }
 }
 
-/// Deserializes a document that `validate` accepted.
-trait DeserializeValid: Sized {
-    fn deserialize_valid(document: &Value) -> Result<Self, String>;
+fn str_of<'v>(value: &'v Value, key: &str) -> &'v str {
+    value.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-impl DeserializeValid for FlowDocument {
-    fn deserialize_valid(document: &Value) -> Result<Self, String> {
-        serde_json::from_value(document.clone()).map_err(|e| e.to_string())
-    }
+fn string(value: &Value, key: &str) -> String {
+    str_of(value, key).to_owned()
 }
 
-fn compile_flow(flow: &FlowDocument, first_by_id: &HashMap<&str, usize>) -> Flow {
-    let mut index: HashMap<&str, usize> = HashMap::with_capacity(flow.steps.len());
-    for (position, step) in flow.steps.iter().enumerate() {
-        index.entry(step_id(step)).or_insert(position);
+fn optional(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn array<'v>(value: &'v Value, key: &str) -> &'v [Value] {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// Compiles a document `validate` accepted (so every field has its type and every reference
+/// names a step; the fallbacks below are never taken).
+fn compile_flow(flow: &Value, first_by_id: &HashMap<&str, usize>) -> Flow {
+    let steps = array(flow, "steps");
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(steps.len());
+    for (position, step) in steps.iter().enumerate() {
+        index.entry(str_of(step, "id")).or_insert(position);
     }
-    let count = flow.steps.len();
-    // Validation holds every reference to a step of the document.
+    let count = steps.len();
     let resolve = |name: &str| index.get(name).map_or(Target::End, |&i| Target::Step(i));
-    let steps = flow
-        .steps
+    let compiled = steps
         .iter()
         .enumerate()
         .map(|(position, step)| {
@@ -266,260 +269,256 @@ fn compile_flow(flow: &FlowDocument, first_by_id: &HashMap<&str, usize>) -> Flow
             } else {
                 Target::End
             };
-            let successor = step_next(step).map_or(following, resolve);
-            let item_target = |next: &Option<String>| next.as_deref().map_or(successor, resolve);
-            let action = match step {
-                Step::Message { text, .. } => Action::Message { text: text.clone() },
-                Step::Media {
-                    media,
-                    url,
-                    caption,
-                    filename,
-                    ..
-                } => Action::Media {
-                    media: *media,
-                    url: url.clone(),
-                    caption: caption.clone(),
-                    filename: filename.clone(),
+            let successor = step
+                .get("next")
+                .and_then(Value::as_str)
+                .map_or(following, resolve);
+            let item_target = |item: &Value| {
+                item.get("next")
+                    .and_then(Value::as_str)
+                    .map_or(successor, resolve)
+            };
+            let item = |item: &Value| {
+                let title = string(item, "title");
+                Item {
+                    id: string(item, "id"),
+                    normalized: normalize(&title),
+                    title,
+                    target: item_target(item),
+                }
+            };
+            let action = match str_of(step, "kind") {
+                "media" => Action::Media {
+                    media: string(step, "media"),
+                    url: string(step, "url"),
+                    caption: optional(step, "caption"),
+                    filename: optional(step, "filename"),
                 },
-                Step::Template {
-                    name,
-                    language,
-                    parameters,
-                    ..
-                } => Action::Template {
-                    name: name.clone(),
-                    language: language.clone(),
-                    parameters: parameters.clone().unwrap_or_default(),
-                },
-                Step::Location {
-                    latitude,
-                    longitude,
-                    name,
-                    address,
-                    ..
-                } => Action::Location {
-                    latitude: crate::value::number_json(*latitude),
-                    longitude: crate::value::number_json(*longitude),
-                    name: name.clone(),
-                    address: address.clone(),
-                },
-                Step::Buttons {
-                    text,
-                    buttons,
-                    header,
-                    footer,
-                    save,
-                    ..
-                } => Action::Buttons {
-                    text: text.clone(),
-                    items: buttons
+                "template" => Action::Template {
+                    name: string(step, "name"),
+                    language: string(step, "language"),
+                    parameters: array(step, "parameters")
                         .iter()
-                        .map(|b: &Button| item(&b.id, &b.title, item_target(&b.next)))
+                        .map(|p| p.as_str().unwrap_or("").to_owned())
                         .collect(),
-                    header: header.clone(),
-                    footer: footer.clone(),
-                    save: save.clone(),
                 },
-                Step::List {
-                    text,
-                    button,
-                    sections,
-                    header,
-                    footer,
-                    save,
-                    ..
-                } => Action::List {
-                    text: text.clone(),
-                    button: button.clone(),
-                    sections: sections.clone(),
-                    items: sections
+                "location" => Action::Location {
+                    latitude: step.get("latitude").cloned().unwrap_or(Value::Null),
+                    longitude: step.get("longitude").cloned().unwrap_or(Value::Null),
+                    name: optional(step, "name"),
+                    address: optional(step, "address"),
+                },
+                "buttons" => Action::Buttons {
+                    text: string(step, "text"),
+                    items: array(step, "buttons").iter().map(item).collect(),
+                    header: optional(step, "header"),
+                    footer: optional(step, "footer"),
+                    save: optional(step, "save"),
+                },
+                "list" => {
+                    let sections = array(step, "sections");
+                    Action::List {
+                        text: string(step, "text"),
+                        button: string(step, "button"),
+                        sections: sections.iter().map(section_as_sent).collect(),
+                        items: sections
+                            .iter()
+                            .flat_map(|s| array(s, "rows"))
+                            .map(item)
+                            .collect(),
+                        header: optional(step, "header"),
+                        footer: optional(step, "footer"),
+                        save: optional(step, "save"),
+                    }
+                }
+                "ask" => Action::Ask {
+                    text: string(step, "text"),
+                    save: string(step, "save"),
+                    input: input_kind(str_of(step, "input")),
+                    pattern: step
+                        .get("pattern")
+                        .and_then(Value::as_str)
+                        .map(|p| Pattern::new(p, true)),
+                    retries: step.get("retries").and_then(integer).unwrap_or(2),
+                    retry_text: optional(step, "retryText"),
+                    on_fail: step.get("onFail").and_then(Value::as_str).map(resolve),
+                },
+                "branch" => Action::Branch {
+                    cases: array(step, "cases")
                         .iter()
-                        .flat_map(|s| &s.rows)
-                        .map(|r: &Row| item(&r.id, &r.title, item_target(&r.next)))
+                        .map(|case| {
+                            let when = case.get("when").unwrap_or(&Value::Null);
+                            (condition(when), resolve(str_of(case, "next")))
+                        })
                         .collect(),
-                    header: header.clone(),
-                    footer: footer.clone(),
-                    save: save.clone(),
+                    default: step
+                        .get("default")
+                        .and_then(Value::as_str)
+                        .map_or(following, resolve),
                 },
-                Step::Ask {
-                    text,
-                    save,
-                    input,
-                    pattern,
-                    retries,
-                    retry_text,
-                    on_fail,
-                    ..
-                } => Action::Ask {
-                    text: text.clone(),
-                    save: save.clone(),
-                    input: input.unwrap_or(InputKind::Text),
-                    pattern: pattern.as_deref().map(|p| Pattern::new(p, true)),
-                    retries: retries.unwrap_or(2),
-                    retry_text: retry_text.clone(),
-                    on_fail: on_fail.as_deref().map(resolve),
+                "set" => Action::Set {
+                    var: string(step, "var"),
+                    value: step
+                        .get("value")
+                        .and_then(Scalar::from_json)
+                        .unwrap_or(Scalar::Null),
                 },
-                Step::Branch { cases, default, .. } => Action::Branch {
-                    cases: cases
-                        .iter()
-                        .map(|case| (condition(&case.when), resolve(&case.next)))
-                        .collect(),
-                    default: default.as_deref().map_or(following, resolve),
+                "delay" => Action::Delay {
+                    seconds: step.get("seconds").and_then(integer).unwrap_or(1),
+                    typing: step.get("typing").and_then(Value::as_bool) == Some(true),
                 },
-                Step::Set { var, value, .. } => Action::Set {
-                    var: var.clone(),
-                    value: model_scalar(value),
+                "action" => Action::Call {
+                    handler: string(step, "handler"),
+                    args: step
+                        .get("args")
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or_default(),
+                    save: optional(step, "save"),
                 },
-                Step::Delay {
-                    seconds, typing, ..
-                } => Action::Delay {
-                    seconds: *seconds,
-                    typing: typing.unwrap_or(false),
+                "subflow" => {
+                    let flow = string(step, "flow");
+                    let index = first_by_id.get(flow.as_str()).copied();
+                    Action::Subflow { flow, index }
+                }
+                "handoff" => Action::Handoff {
+                    queue: optional(step, "queue"),
+                    text: optional(step, "text"),
                 },
-                Step::Action {
-                    handler,
-                    args,
-                    save,
-                    ..
-                } => Action::Call {
-                    handler: handler.clone(),
-                    args: args.clone().unwrap_or_default(),
-                    save: save.clone(),
+                "end" => Action::End {
+                    text: optional(step, "text"),
                 },
-                Step::Subflow { flow, .. } => Action::Subflow {
-                    flow: flow.clone(),
-                    index: first_by_id.get(flow.as_str()).copied(),
+                _ => Action::Message {
+                    text: string(step, "text"),
                 },
-                Step::Handoff { queue, text, .. } => Action::Handoff {
-                    queue: queue.clone(),
-                    text: text.clone(),
-                },
-                Step::End { text, .. } => Action::End { text: text.clone() },
             };
             CompiledStep {
-                id: step_id(step).to_owned(),
+                id: string(step, "id"),
                 successor,
                 action,
             }
         })
         .collect();
     let declarations = flow
-        .variables
-        .iter()
+        .get("variables")
+        .and_then(Value::as_object)
+        .into_iter()
         .flatten()
         .map(|(name, declaration)| {
-            let default = match declaration {
-                Variable::String { default, .. } => default.clone().map(Scalar::String),
-                Variable::Number { default, .. } => default
-                    .as_ref()
-                    .map(|n| Scalar::Number(n.as_f64().unwrap_or(0.0))),
-                Variable::Boolean { default, .. } => default.map(Scalar::Bool),
-            };
+            let default = declaration.get("default").and_then(Scalar::from_json);
             (name.clone(), default)
         })
         .collect();
-    let trigger = flow.trigger.as_ref();
+    let trigger = flow.get("trigger");
+    let mode = match trigger.map_or("", |t| str_of(t, "match")) {
+        "contains" => MatchMode::Contains,
+        "startsWith" => MatchMode::StartsWith,
+        _ => MatchMode::Exact,
+    };
     Flow {
-        id: flow.id.clone(),
-        steps,
+        id: string(flow, "id"),
+        steps: compiled,
         declarations,
-        mode: trigger
-            .and_then(|t| t.match_mode)
-            .unwrap_or(MatchMode::Exact),
+        mode,
         keywords: trigger
-            .and_then(|t| t.keywords.as_ref())
-            .map(|k| k.iter().map(|k| normalize(k)).collect())
-            .unwrap_or_default(),
-        fallback: trigger.and_then(|t| t.fallback) == Some(true),
+            .map(|t| array(t, "keywords"))
+            .unwrap_or_default()
+            .iter()
+            .map(|k| normalize(k.as_str().unwrap_or("")))
+            .collect(),
+        fallback: trigger
+            .and_then(|t| t.get("fallback"))
+            .and_then(Value::as_bool)
+            == Some(true),
     }
 }
 
-fn item(id: &str, title: &str, target: Target) -> Item {
-    Item {
-        id: id.to_owned(),
-        title: title.to_owned(),
-        normalized: normalize(title),
-        target,
+/// An integer as validation accepts it (`2`, `2.0`, `2e0`).
+fn integer(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| {
+        let f = value.as_f64()?;
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "validated: a small whole number"
+        )]
+        let n = f as u64;
+        (f >= 0.0 && f.fract() == 0.0).then_some(n)
+    })
+}
+
+fn input_kind(name: &str) -> InputKind {
+    match name {
+        "number" => InputKind::Number,
+        "email" => InputKind::Email,
+        "phone" => InputKind::Phone,
+        "date" => InputKind::Date,
+        "yesno" => InputKind::Yesno,
+        _ => InputKind::Text,
     }
 }
 
-fn model_scalar(value: &botmesh_flow_schema::Scalar) -> Scalar {
-    match value {
-        botmesh_flow_schema::Scalar::Null => Scalar::Null,
-        botmesh_flow_schema::Scalar::Bool(b) => Scalar::Bool(*b),
-        botmesh_flow_schema::Scalar::Number(n) => Scalar::Number(n.as_f64().unwrap_or(0.0)),
-        botmesh_flow_schema::Scalar::String(s) => Scalar::String(s.clone()),
+/// A list section as the send carries it: its title, and each row's id, title and description.
+fn section_as_sent(section: &Value) -> Value {
+    let mut out = Map::new();
+    if let Some(title) = section.get("title") {
+        out.insert("title".into(), title.clone());
     }
-}
-
-fn number(n: &serde_json::Number) -> f64 {
-    n.as_f64().unwrap_or(0.0)
-}
-
-fn condition(condition: &Condition) -> Cond {
-    match condition {
-        Condition::All { all } => Cond::All(all.iter().map(self::condition).collect()),
-        Condition::Any { any } => Cond::Any(any.iter().map(self::condition).collect()),
-        Condition::Not { not } => Cond::Not(Box::new(self::condition(not))),
-        Condition::Compare(comparison) => {
-            let (var, op) = match comparison {
-                Comparison::Eq { var, value } => (var, Op::Eq(model_scalar(value))),
-                Comparison::Ne { var, value } => (var, Op::Ne(model_scalar(value))),
-                Comparison::Lt { var, value } => (var, Op::Lt(number(value))),
-                Comparison::Lte { var, value } => (var, Op::Lte(number(value))),
-                Comparison::Gt { var, value } => (var, Op::Gt(number(value))),
-                Comparison::Gte { var, value } => (var, Op::Gte(number(value))),
-                Comparison::Contains { var, value } => (var, Op::Contains(normalize(value))),
-                Comparison::StartsWith { var, value } => (var, Op::StartsWith(normalize(value))),
-                Comparison::Matches { var, value } => {
-                    (var, Op::Matches(Pattern::new(value, false)))
+    let rows = array(section, "rows")
+        .iter()
+        .map(|row| {
+            let mut r = Map::new();
+            for key in ["id", "title", "description"] {
+                if let Some(value) = row.get(key) {
+                    r.insert(key.into(), value.clone());
                 }
-                Comparison::Exists { var } => (var, Op::Exists),
-                Comparison::In { var, value } => {
-                    (var, Op::In(value.iter().map(model_scalar).collect()))
-                }
-            };
-            Cond::Leaf {
-                var: var.clone(),
-                op,
             }
-        }
-    }
+            Value::Object(r)
+        })
+        .collect();
+    out.insert("rows".into(), Value::Array(rows));
+    Value::Object(out)
 }
 
-fn step_id(step: &Step) -> &str {
-    match step {
-        Step::Message { id, .. }
-        | Step::Media { id, .. }
-        | Step::Buttons { id, .. }
-        | Step::List { id, .. }
-        | Step::Template { id, .. }
-        | Step::Location { id, .. }
-        | Step::Ask { id, .. }
-        | Step::Branch { id, .. }
-        | Step::Set { id, .. }
-        | Step::Delay { id, .. }
-        | Step::Action { id, .. }
-        | Step::Subflow { id, .. }
-        | Step::Handoff { id, .. }
-        | Step::End { id, .. } => id,
-    }
+fn number(value: &Value) -> f64 {
+    value.as_f64().unwrap_or(0.0)
 }
 
-fn step_next(step: &Step) -> Option<&str> {
-    match step {
-        Step::Message { next, .. }
-        | Step::Media { next, .. }
-        | Step::Buttons { next, .. }
-        | Step::List { next, .. }
-        | Step::Template { next, .. }
-        | Step::Location { next, .. }
-        | Step::Ask { next, .. }
-        | Step::Set { next, .. }
-        | Step::Delay { next, .. }
-        | Step::Action { next, .. }
-        | Step::Subflow { next, .. } => next.as_deref(),
-        Step::Branch { .. } | Step::Handoff { .. } | Step::End { .. } => None,
+fn condition(condition: &Value) -> Cond {
+    let children = |key: &str| array(condition, key).iter().map(self::condition).collect();
+    if condition.get("all").is_some() {
+        return Cond::All(children("all"));
+    }
+    if condition.get("any").is_some() {
+        return Cond::Any(children("any"));
+    }
+    if let Some(inner) = condition.get("not") {
+        return Cond::Not(Box::new(self::condition(inner)));
+    }
+    let value = condition.get("value").unwrap_or(&Value::Null);
+    let scalar = || Scalar::from_json(value).unwrap_or(Scalar::Null);
+    let text = || normalize(value.as_str().unwrap_or(""));
+    let op = match str_of(condition, "op") {
+        "eq" => Op::Eq(scalar()),
+        "ne" => Op::Ne(scalar()),
+        "lt" => Op::Lt(number(value)),
+        "lte" => Op::Lte(number(value)),
+        "gt" => Op::Gt(number(value)),
+        "gte" => Op::Gte(number(value)),
+        "contains" => Op::Contains(text()),
+        "startsWith" => Op::StartsWith(text()),
+        "matches" => Op::Matches(Pattern::new(value.as_str().unwrap_or(""), false)),
+        "in" => Op::In(
+            value
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Scalar::from_json)
+                .collect(),
+        ),
+        _ => Op::Exists,
+    };
+    Cond::Leaf {
+        var: string(condition, "var"),
+        op,
     }
 }

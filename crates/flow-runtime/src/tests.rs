@@ -854,7 +854,10 @@ fn parse_text(text: &str) -> Map<String, Value> {
             assert_eq!(rest, "", "{line}");
             result.insert("outcome".into(), outcome);
         } else if let Some(rest) = line.strip_prefix("path (") {
-            let (count, rest) = rest.split_once(" steps):").expect("steps");
+            let (count, rest) = rest
+                .split_once(" steps):")
+                .or_else(|| rest.split_once(" step):"))
+                .expect("steps");
             let mut path = Vec::new();
             let mut flow = String::new();
             for word in rest.split_whitespace() {
