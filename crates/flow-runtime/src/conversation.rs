@@ -736,6 +736,28 @@ impl<'s> Conversation<'s> {
         }
     }
 
+    /// Appends the text of variable `name` to `out`; false when it is unset or null (`None`:
+    /// unset, `Some(())`: null), so the caller can warn. No copy of the value is made.
+    fn push_value(&self, name: &str, out: &mut String) -> Result<(), Option<()>> {
+        let text = match name {
+            "contact_name" => &self.contact_name,
+            "contact_phone" => &self.contact_phone,
+            "flow_id" => &self.set.flows[self.flow].id,
+            "last_message" => &self.last_message,
+            _ => match self.variables.get(name) {
+                Some(Scalar::String(text)) => text,
+                Some(Scalar::Null) => return Err(Some(())),
+                Some(other) => {
+                    out.push_str(&other.display());
+                    return Ok(());
+                }
+                None => return Err(None),
+            },
+        };
+        out.push_str(text);
+        Ok(())
+    }
+
     /// Interpolates `{{name}}` placeholders (runtime §5).
     fn interpolate(&mut self, text: &str, flow: usize, step: usize) -> Result<String, Halt> {
         let out = if text.contains("{{") {
@@ -748,16 +770,16 @@ impl<'s> Conversation<'s> {
                 match placeholder(&bytes[start..]) {
                     Some((name, length)) => {
                         out.push_str(&text[copied..start]);
-                        match self.read(name) {
-                            Some(Scalar::Null) => {
+                        match self.push_value(name, &mut out) {
+                            Ok(()) => {}
+                            Err(Some(())) => {
                                 self.warn(
                                     flow,
                                     step,
                                     format!("{{{{{name}}}}} is null, so it reads as \"\""),
                                 );
                             }
-                            Some(value) => out.push_str(&value.display()),
-                            None => {
+                            Err(None) => {
                                 self.warn(
                                     flow,
                                     step,
