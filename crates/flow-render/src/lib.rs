@@ -43,8 +43,16 @@
 //!    reverse, mirrored or not): ten for a graph of up to 1000 items (nodes, edge points,
 //!    labels), five above. From each, barycenter sweeps down and up (ties broken one way,
 //!    then the other), each followed by adjacent transpositions and sifting, until four rounds
-//!    bring no improvement. The order with the fewest crossings, counted exactly, wins; on a
-//!    tie, the first start's.
+//!    bring no improvement; then every start again with the out-edges of a step kept in
+//!    document order where their barycenters tie. The order with the fewest crossings, counted
+//!    exactly, wins; among those, the one with the fewest pairs of out-edges (buttons, rows,
+//!    cases) drawn out of document order; on a tie, the first found. Last, each cluster's
+//!    mirror image and, for each step whose out-edges are still out of order, those edges
+//!    (with their points and the targets only they reach) put back in document order are
+//!    tried, and kept when no worse. Out-edges thus read left to right (top to bottom for
+//!    `LR`) in the order the user sees them wherever the search found that costs no crossing:
+//!    on the comparison harness, 343 of 1,799 steps with several out-edges are exceptions, all
+//!    on randomly jumping generated flows but two steps of one fixture.
 //! 4. **Coordinates.** Each layer in turn is placed as close as its order allows to the
 //!    weighted mean of its neighbours (a weighted isotonic regression, solved exactly by
 //!    pooling adjacent violators), sweeping down and up; edge points weigh most, so long edges
@@ -113,6 +121,8 @@ mod text;
 
 #[cfg(test)]
 mod bench_flow;
+#[cfg(test)]
+mod harness_flows;
 #[cfg(test)]
 mod hostile_flow;
 #[cfg(test)]

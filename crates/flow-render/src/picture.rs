@@ -127,8 +127,12 @@ pub struct DrawnNode {
 /// One drawn edge: a polyline from its source's outline to its target's, arrow at the end.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DrawnEdge {
-    /// The edge kind (`call` edges are dashed).
+    /// The edge kind (`call` and `return` edges are dashed).
     pub kind: EdgeKind,
+    /// The source node (index in [`Picture::nodes`]).
+    pub from: usize,
+    /// The target node (index in [`Picture::nodes`]).
+    pub to: usize,
     /// The points, source end first; the last point is the arrow's tip.
     pub points: Vec<(i64, i64)>,
     /// The index of its label in [`Picture::labels`], if it has one.
@@ -168,7 +172,8 @@ pub struct Picture {
     pub clusters: Vec<DrawnCluster>,
     /// Nodes.
     pub nodes: Vec<DrawnNode>,
-    /// Edges.
+    /// Edges: those between two nodes in document order (by source step, then button, row
+    /// or case order), then the self-loops.
     pub edges: Vec<DrawnEdge>,
     /// Edge labels.
     pub labels: Vec<DrawnLabel>,

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use botmesh_flow_analyzer::{Direction, Value, describe};
+use botmesh_flow_analyzer::{Direction, EdgeKind, Value, describe};
 use expect_test::expect_file;
 use proptest::prelude::*;
 use serde_json::json;
@@ -142,6 +142,137 @@ fn every_fixture_in_every_direction_keeps_the_geometry_promises() {
             assert!(!picture.nodes.is_empty(), "{name}");
             let problems = problems(&picture);
             assert!(problems.is_empty(), "{name} {direction:?}: {problems:?}");
+        }
+    }
+}
+
+/// The polylines of an SVG, in document order, as point lists.
+fn svg_polylines(svg: &str) -> Vec<Vec<(i64, i64)>> {
+    svg.split("<polyline points=\"")
+        .skip(1)
+        .map(|rest| {
+            rest.split('"')
+                .next()
+                .unwrap_or("")
+                .split(' ')
+                .map(|pair| {
+                    let (x, y) = pair.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The steps whose out-edges, read from the SVG's polylines, leave one side of their box out
+/// of document order (left to right for TD and BT, top to bottom for LR and RL): one line
+/// each. Edges leaving the same side are compared by where they leave it.
+pub(crate) fn out_edge_order_exceptions(picture: &Picture, direction: Direction) -> Vec<String> {
+    let svg = picture.to_svg().unwrap();
+    let lines = svg_polylines(&svg);
+    assert_eq!(lines.len(), picture.edges.len(), "one polyline per edge");
+    let across = |p: (i64, i64)| match direction {
+        Direction::TD | Direction::BT => (p.1, p.0),
+        Direction::LR | Direction::RL => (p.0, p.1),
+    };
+    let mut out = Vec::new();
+    for (n, node) in picture.nodes.iter().enumerate() {
+        // (side, place along it) of each out-edge, in document order.
+        let leaving: Vec<(i64, i64)> = picture
+            .edges
+            .iter()
+            .zip(&lines)
+            .filter(|(edge, _)| edge.from == n && edge.to != n && edge.kind != EdgeKind::Call)
+            .map(|(edge, line)| {
+                assert_eq!(&edge.points, line, "the SVG draws the picture's edge");
+                across(line[0])
+            })
+            .collect();
+        for (i, a) in leaving.iter().enumerate() {
+            if leaving[i + 1..].iter().any(|b| b.0 == a.0 && b.1 <= a.1) {
+                out.push(format!("{} (flow {})", node.id, node.flow));
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn out_edges_keep_document_order_on_every_fixture_and_harness_graph() {
+    let mut steps = 0;
+    let mut exceptions = Vec::new();
+    for (name, flows) in crate::harness_flows::harness_sets(400) {
+        let directions: &[Direction] = if name.starts_with("generated_") {
+            &[Direction::TD]
+        } else {
+            &Direction::ALL
+        };
+        for &direction in directions {
+            let picture = picture_of(&flows, direction, Theme::Light);
+            steps += picture
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(n, _)| {
+                    picture
+                        .edges
+                        .iter()
+                        .filter(|e| e.from == *n && e.to != *n && e.kind != EdgeKind::Call)
+                        .count()
+                        > 1
+                })
+                .count();
+            let found = out_edge_order_exceptions(&picture, direction);
+            if let Some(dir) = std::env::var_os("SHOW_ORDER")
+                && !found.is_empty()
+            {
+                let path = Path::new(&dir).join(format!("{name}-{direction:?}.png"));
+                std::fs::write(path, picture.to_png(1.0).unwrap()).unwrap();
+            }
+            for step in found {
+                exceptions.push(format!("{name} {direction:?}: {step}"));
+            }
+        }
+    }
+    eprintln!(
+        "out-edge order: {} exceptions among {steps} steps with several out-edges: {exceptions:?}",
+        exceptions.len()
+    );
+    // Measured: 343 of 1,799 steps (733 before document order was a criterion), every one on
+    // a generated flow of random jumps, but for two steps of `all_kinds` in each direction
+    // (its menu and its branch, where document order would cost a crossing).
+    assert!(exceptions.len() <= 343, "{}: {exceptions:?}", exceptions.len());
+    let fixtures: Vec<&String> = exceptions
+        .iter()
+        .filter(|e| !e.starts_with("generated_"))
+        .collect();
+    assert!(fixtures.len() <= 16, "{fixtures:?}");
+    assert!(fixtures.iter().all(|e| e.starts_with("all_kinds ")), "{fixtures:?}");
+}
+
+#[test]
+fn buttons_and_rows_are_drawn_in_document_order() {
+    // The example's Small, Medium, Large, and a four-option menu whose options lead apart and
+    // meet again, in every direction.
+    let menu = json!({"version": 2, "id": "menu", "steps": [
+        {"id": "ask", "kind": "list", "text": "How can we help?", "button": "Options",
+         "sections": [{"title": "Topics", "rows": [
+            {"id": "t", "title": "Technical", "next": "technical"},
+            {"id": "b", "title": "Billing", "next": "billing"},
+            {"id": "c", "title": "Cancel", "next": "cancel"},
+            {"id": "h", "title": "Talk to us", "next": "talk"}]}]},
+        {"id": "technical", "kind": "message", "text": "Tech", "next": "bye"},
+        {"id": "billing", "kind": "message", "text": "Bills", "next": "bye"},
+        {"id": "cancel", "kind": "message", "text": "Sorry", "next": "bye"},
+        {"id": "talk", "kind": "handoff", "text": "A person will answer"},
+        {"id": "bye", "kind": "end"}
+    ]});
+    for flows in [vec![example()], vec![menu]] {
+        for direction in Direction::ALL {
+            let picture = picture_of(&flows, direction, Theme::Light);
+            let exceptions = out_edge_order_exceptions(&picture, direction);
+            assert!(exceptions.is_empty(), "{direction:?}: {exceptions:?}");
         }
     }
 }
