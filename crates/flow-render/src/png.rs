@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use botmesh_flow_analyzer::EdgeKind;
 use tiny_skia::{
     Color, FillRule, LineCap, LineJoin, Mask, Paint, PathBuilder, Pixmap, Stroke, StrokeDash,
     Transform,
@@ -14,7 +13,9 @@ use crate::error::Error;
 use crate::font::Font;
 use crate::layout::{LABEL_FONT, LABEL_LINE, LABEL_PAD, NODE_FONT, NODE_LINE};
 use crate::picture::{Picture, Shape};
-use crate::style::{Rgb, arrow_head, baselines, corner_radius, family, palette, polygon};
+use crate::style::{
+    Rgb, arrow_head, baselines, corner_radius, dashed, edge_color, family, palette, polygon,
+};
 
 /// The most pixels a PNG may have (a larger picture is drawn at a smaller scale).
 pub const MAX_PIXELS: u64 = 4_000_000;
@@ -305,8 +306,8 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             LABEL_FONT,
         );
     }
-    let edge_paint = paint(colors.edge);
     for edge in &picture.edges {
+        let edge_paint = paint(edge_color(&colors, edge.kind));
         let mut path = PathBuilder::new();
         for (i, &(x, y)) in edge.points.iter().enumerate() {
             if i == 0 {
@@ -321,7 +322,7 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             line_join: LineJoin::Miter,
             ..Stroke::default()
         };
-        if edge.kind == EdgeKind::Call {
+        if dashed(edge.kind) {
             stroke.dash = StrokeDash::new(vec![5.0, 4.0], 0.0);
         }
         if let Some(path) = path.finish() {

@@ -3,12 +3,12 @@
 
 use std::fmt::Write as _;
 
-use botmesh_flow_analyzer::EdgeKind;
-
 use crate::font::Font;
 use crate::layout::{LABEL_FONT, LABEL_LINE, LABEL_PAD, NODE_FONT, NODE_LINE};
 use crate::picture::{Picture, Shape};
-use crate::style::{arrow_head, baselines, corner_radius, family, hex, palette, polygon};
+use crate::style::{
+    arrow_head, baselines, corner_radius, dashed, edge_color, family, hex, palette, polygon,
+};
 
 /// The font stack of the SVG: the embedded font's own name, then the fonts with its metrics.
 pub const FONT_FAMILY: &str = "FlowSans, 'Liberation Sans', Arimo, Arial, Helvetica, sans-serif";
@@ -74,22 +74,22 @@ pub(crate) fn write_svg(font: &Font, picture: &Picture) -> String {
         escape(&mut out, &cluster.title);
         out.push_str("</text>\n");
     }
-    let edge_color = hex(colors.edge);
     for edge in &picture.edges {
+        let color = hex(edge_color(&colors, edge.kind));
         out.push_str("<polyline points=\"");
         points_attr(&mut out, &edge.points);
         let _ = write!(
             out,
-            "\" fill=\"none\" stroke=\"{edge_color}\" stroke-width=\"1.5\""
+            "\" fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\""
         );
-        if edge.kind == EdgeKind::Call {
+        if dashed(edge.kind) {
             out.push_str(" stroke-dasharray=\"5 4\"");
         }
         out.push_str("/>\n");
         if let Some(head) = arrow_head(&edge.points) {
             out.push_str("<polygon points=\"");
             points_attr(&mut out, &head);
-            let _ = writeln!(out, "\" fill=\"{edge_color}\"/>");
+            let _ = writeln!(out, "\" fill=\"{color}\"/>");
         }
     }
     for label in &picture.labels {
