@@ -1117,24 +1117,29 @@ fn reduce_crossings(
         order: Vec::new(),
         place: vec![0; clusters],
     };
-    let mut attempt = |items: &mut [Item],
-                       (start, ranked): (Start, bool),
-                       place: &[usize],
-                       best: &mut Best| {
-        for item in items.iter_mut() {
-            item.group = place[item.flow];
-        }
-        let mut candidate = initial_order(start, items, up, down, layers);
-        let found = improve(items, links, &mut candidate, &mut position, &mut work, ranked);
-        if found < best.score {
-            *best = Best {
-                score: found,
-                order: candidate,
-                place: place.to_vec(),
-            };
-        }
-        work.spent()
-    };
+    let mut attempt =
+        |items: &mut [Item], (start, ranked): (Start, bool), place: &[usize], best: &mut Best| {
+            for item in items.iter_mut() {
+                item.group = place[item.flow];
+            }
+            let mut candidate = initial_order(start, items, up, down, layers);
+            let found = improve(
+                items,
+                links,
+                &mut candidate,
+                &mut position,
+                &mut work,
+                ranked,
+            );
+            if found < best.score {
+                *best = Best {
+                    score: found,
+                    order: candidate,
+                    place: place.to_vec(),
+                };
+            }
+            work.spent()
+        };
     // The first start in every cluster order, then the other starts in the best one.
     // `attempt` tells whether the work budget is spent.
     let mut place = vec![0usize; clusters];
@@ -1232,10 +1237,7 @@ fn repair_fans(
             for &(rank, first) in &fan {
                 let mut at = first;
                 loop {
-                    moved
-                        .entry(items[at].layer)
-                        .or_default()
-                        .push((rank, at));
+                    moved.entry(items[at].layer).or_default().push((rank, at));
                     if depth == 0 {
                         break;
                     }

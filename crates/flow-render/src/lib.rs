@@ -113,6 +113,7 @@
 mod error;
 mod font;
 mod layout;
+mod pages;
 mod picture;
 mod png;
 mod style;
@@ -134,8 +135,9 @@ pub use botmesh_flow_analyzer::Direction;
 pub use error::Error;
 pub use font::FALLBACK_CHAR;
 pub use layout::{MAX_LAYOUT_ITEMS, Options};
+pub use pages::{DEFAULT_MAX_SIZE, Framed, MAX_MAX_SIZE, MIN_MAX_SIZE, Page, Paging};
 pub use picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
-pub use png::{MAX_PIXELS, MAX_SIDE};
+pub use png::{MAX_FLOOR_PIXELS, MAX_PIXELS, MAX_SIDE, TEXT_FLOOR};
 pub use svg::FONT_FAMILY;
 
 /// Lays out a graph (from [`botmesh_flow_analyzer::describe`]).

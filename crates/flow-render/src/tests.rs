@@ -242,13 +242,20 @@ fn out_edges_keep_document_order_on_every_fixture_and_harness_graph() {
     // Measured: 343 of 1,799 steps (733 before document order was a criterion), every one on
     // a generated flow of random jumps, but for two steps of `all_kinds` in each direction
     // (its menu and its branch, where document order would cost a crossing).
-    assert!(exceptions.len() <= 343, "{}: {exceptions:?}", exceptions.len());
+    assert!(
+        exceptions.len() <= 343,
+        "{}: {exceptions:?}",
+        exceptions.len()
+    );
     let fixtures: Vec<&String> = exceptions
         .iter()
         .filter(|e| !e.starts_with("generated_"))
         .collect();
     assert!(fixtures.len() <= 16, "{fixtures:?}");
-    assert!(fixtures.iter().all(|e| e.starts_with("all_kinds ")), "{fixtures:?}");
+    assert!(
+        fixtures.iter().all(|e| e.starts_with("all_kinds ")),
+        "{fixtures:?}"
+    );
 }
 
 #[test]
@@ -392,12 +399,21 @@ fn pictures_are_valid_png_of_the_advertised_size() {
         picture.png_size(1.0),
         (picture.width as u32, picture.height as u32)
     );
-    // A picture too large for the caps is drawn smaller, keeping within both.
+    // A picture too large for the caps is drawn smaller, keeping within both, but never
+    // with its text below the floor.
+    let mut large = picture.clone();
+    large.height = 9_000;
+    let (w, h) = large.png_size(2.0);
+    assert!(h <= crate::MAX_SIDE, "{w}x{h}");
+    assert!(u64::from(w) * u64::from(h) <= crate::MAX_PIXELS, "{w}x{h}");
     let mut huge = picture.clone();
     huge.height = 40_000;
-    let (w, h) = huge.png_size(2.0);
-    assert!(h <= crate::MAX_SIDE && h + 2 >= crate::MAX_SIDE, "{w}x{h}");
-    assert!(u64::from(w) * u64::from(h) <= crate::MAX_PIXELS, "{w}x{h}");
+    let (_, h) = huge.png_size(2.0);
+    assert_eq!(
+        h,
+        40_000 * 10 / 12,
+        "at the text floor, 10/12 pixels a unit"
+    );
 }
 
 /// The PNG decoded by the `png` crate: (width, height, RGB bytes).
@@ -686,4 +702,114 @@ proptest! {
         let steps: usize = flows.iter().map(|f| f["steps"].as_array().unwrap().len()).sum();
         prop_assert!(picture.nodes.len() >= steps);
     }
+}
+
+/// The smallest text of a PNG drawn at `scale`, in pixels (edge labels and cluster titles).
+fn smallest_text(scale: f32) -> f32 {
+    crate::layout::LABEL_FONT as f32 * scale
+}
+
+#[test]
+fn every_harness_picture_is_readable_within_the_default_max_size() {
+    let max = crate::DEFAULT_MAX_SIZE;
+    let (mut whole, mut paged) = (0, 0);
+    for (name, flows) in crate::harness_flows::harness_sets(400) {
+        let picture = picture_of(&flows, Direction::TD, Theme::Light);
+        match picture.fit_within(max) {
+            Some(scale) => {
+                whole += 1;
+                assert!(smallest_text(scale) >= crate::TEXT_FLOOR, "{name}: {scale}");
+                let (w, h) = picture.png_size(scale);
+                assert!(w.max(h) <= max, "{name}: {w}x{h}");
+            }
+            None => {
+                paged += 1;
+                let paging = picture.paging(max);
+                assert!(smallest_text(paging.scale) >= crate::TEXT_FLOOR, "{name}");
+                let mut seen = vec![false; picture.nodes.len()];
+                for page in &paging.pages {
+                    let framed = picture.page(&paging, page.number).unwrap();
+                    assert!(
+                        framed.size.0.max(framed.size.1) <= max,
+                        "{name}: {:?}",
+                        framed.size
+                    );
+                    for &n in &page.nodes {
+                        seen[n] = true;
+                    }
+                }
+                assert!(seen.iter().all(|&s| s), "{name}: a step on no page");
+            }
+        }
+    }
+    eprintln!("default maxSize: {whole} pictures whole, {paged} paged");
+    assert!(whole > 0 && paged > 0, "{whole} whole, {paged} paged");
+}
+
+#[test]
+fn a_150_step_flow_comes_as_an_overview_and_readable_pages_that_name_their_neighbours() {
+    let picture = picture_of(&[benchmark_flow(150)], Direction::TD, Theme::Light);
+    let max = crate::DEFAULT_MAX_SIZE;
+    assert_eq!(
+        picture.fit_within(max),
+        None,
+        "{}x{}",
+        picture.width,
+        picture.height
+    );
+    let paging = picture.paging(max);
+    eprintln!(
+        "150 steps: {}x{} units, {} x {} pages",
+        picture.width, picture.height, paging.columns, paging.rows
+    );
+    assert!(paging.pages.len() > 1);
+    let (overview, (w, h)) = picture.overview_png(&paging, max).unwrap();
+    let (ow, oh, _) = decode_png(&overview);
+    assert_eq!((ow, oh), (w, h));
+    assert!(w.max(h) <= max);
+    for number in [1, 2] {
+        let page = &paging.pages[number - 1];
+        let framed = picture.page(&paging, number).unwrap();
+        let (pw, ph, pixels) = decode_png(&picture.framed_png(&framed).unwrap());
+        assert_eq!((pw, ph), framed.size);
+        assert!(pw.max(ph) <= max);
+        assert!(!page.nodes.is_empty());
+        // Text is drawn: the text colour is there.
+        let text = crate::style::palette(Theme::Light).text;
+        assert!(pixels.chunks_exact(3).any(|p| p == text.as_slice()));
+        // Neighbours name each other back.
+        let back = |there: Option<usize>, side: fn(&crate::Page) -> Option<usize>| {
+            there.is_none_or(|t| side(&paging.pages[t - 1]).is_some())
+        };
+        assert!(back(page.below, |p| p.above), "page {number}");
+        assert!(back(page.above, |p| p.below), "page {number}");
+        assert!(back(page.right, |p| p.left), "page {number}");
+        assert!(back(page.left, |p| p.right), "page {number}");
+    }
+    assert!(picture.page(&paging, 0).is_none());
+    assert!(picture.page(&paging, paging.pages.len() + 1).is_none());
+    // A neighbourhood of one step is drawn whole and readable.
+    let step = picture
+        .nodes
+        .iter()
+        .position(|n| n.id == "step_73")
+        .unwrap();
+    let framed = picture.focus(step, 2, max);
+    assert!(framed.nodes.contains(&step));
+    assert!(
+        framed.nodes.len() >= 3 && framed.nodes.len() < 20,
+        "{:?}",
+        framed.nodes
+    );
+    assert!(smallest_text(framed.scale) >= crate::TEXT_FLOOR);
+    assert!(framed.size.0.max(framed.size.1) <= max);
+}
+
+#[test]
+fn a_whole_png_is_never_shrunk_below_the_text_floor() {
+    let picture = picture_of(&[benchmark_flow(500)], Direction::TD, Theme::Light);
+    let (w, h) = picture.png_size(2.0);
+    // Shrinking to 8000 px would take the text below 10 px: the floor wins.
+    assert!(h > crate::MAX_SIDE, "{w}x{h}");
+    assert!(smallest_text(h as f32 / picture.height as f32) >= crate::TEXT_FLOOR - 0.01);
 }

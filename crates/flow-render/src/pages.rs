@@ -1,0 +1,301 @@
+//! Pictures too large for one readable image: readable pages, an overview of where they lie,
+//! and the neighbourhood of one step.
+//!
+//! A picture fits when its long side, at the scale that puts its smallest text at
+//! [`TEXT_FLOOR`](crate::TEXT_FLOOR) pixels, is within the caller's `maxSize`. Otherwise it is cut into a grid of
+//! pages drawn at one pixel per unit (node text 14 px, labels 12 px), each within `maxSize`,
+//! numbered from 1 row by row, top to bottom and left to right; a cell of the grid without a
+//! step is no page, and a page's neighbours are the nearest pages above, below, left and right.
+
+use crate::error::Error;
+use crate::font;
+use crate::picture::{Picture, Rect};
+use crate::png::{self, View, floor_scale};
+
+/// The long side of a `flow_render` image unless the caller says otherwise: what Claude reads
+/// an image at (larger images are scaled down before the model sees them).
+pub const DEFAULT_MAX_SIZE: u32 = 1568;
+/// The smallest `maxSize` a caller may ask for (a page must hold a few steps).
+pub const MIN_MAX_SIZE: u32 = 400;
+/// The largest `maxSize` a caller may ask for (MCP clients refuse larger images).
+pub const MAX_MAX_SIZE: u32 = 8000;
+/// The scale pages and neighbourhoods are drawn at, at most: 2 pixels per unit.
+const SHARP: f32 = 2.0;
+/// Size of the page numbers of an overview, in pixels.
+const NUMBER_SIZE: i64 = 22;
+
+/// One page of a picture cut into a grid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// The page number, from 1.
+    pub number: usize,
+    /// The part of the picture it shows, in picture units.
+    pub region: Rect,
+    /// The nodes (indices in [`Picture::nodes`]) it shows, whole or in part, in node order.
+    pub nodes: Vec<usize>,
+    /// The pages above, below, left and right of it, when there are.
+    pub above: Option<usize>,
+    /// The page below.
+    pub below: Option<usize>,
+    /// The page on the left.
+    pub left: Option<usize>,
+    /// The page on the right.
+    pub right: Option<usize>,
+}
+
+/// A picture cut into pages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paging {
+    /// Pixels per unit of every page.
+    pub scale: f32,
+    /// Columns and rows of the grid.
+    pub columns: usize,
+    /// Rows of the grid.
+    pub rows: usize,
+    /// The pages, by number.
+    pub pages: Vec<Page>,
+}
+
+/// A view of a picture ready to draw: what part, at what scale, and what it shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Framed {
+    /// The part of the picture, in picture units.
+    pub region: Rect,
+    /// Pixels per unit.
+    pub scale: f32,
+    /// Its size in pixels.
+    pub size: (u32, u32),
+    /// The nodes it shows (indices in [`Picture::nodes`]), whole or in part.
+    pub nodes: Vec<usize>,
+}
+
+impl Picture {
+    /// The scale the whole picture is drawn at within `max_size` pixels on its long side (at
+    /// most 2), or `None` when that would put its smallest text below [`TEXT_FLOOR`](crate::TEXT_FLOOR): then
+    /// it needs pages.
+    pub fn fit_within(&self, max_size: u32) -> Option<f32> {
+        let long = self.width.max(self.height).max(1) as f32;
+        let scale = (max_size as f32 / long).min(SHARP);
+        (scale >= floor_scale()).then_some(scale)
+    }
+
+    /// The picture cut into a grid of pages within `max_size` pixels each, at one pixel per
+    /// unit (or the text floor's scale when `max_size` is smaller than a unit per pixel allows,
+    /// which [`MIN_MAX_SIZE`] rules out).
+    pub fn paging(&self, max_size: u32) -> Paging {
+        let scale = 1.0f32.max(floor_scale());
+        let tile = (max_size as f32 / scale).floor().max(1.0) as i64;
+        let columns = (self.width.max(1) + tile - 1) / tile;
+        let rows = (self.height.max(1) + tile - 1) / tile;
+        let (w, h) = (
+            (self.width + columns - 1) / columns,
+            (self.height + rows - 1) / rows,
+        );
+        let (columns, rows) = (columns as usize, rows as usize);
+        // Every cell of the grid with its nodes; cells without a step are left out, and the
+        // others numbered row by row.
+        let mut cells: Vec<(Rect, Vec<usize>)> = Vec::with_capacity(columns * rows);
+        for row in 0..rows {
+            for column in 0..columns {
+                let region = Rect {
+                    x: column as i64 * w,
+                    y: row as i64 * h,
+                    width: w.min(self.width - column as i64 * w),
+                    height: h.min(self.height - row as i64 * h),
+                };
+                let nodes = self.nodes_in(&region);
+                cells.push((region, nodes));
+            }
+        }
+        let mut numbers = vec![None; cells.len()];
+        let mut count = 0;
+        for (cell, number) in cells.iter().zip(&mut numbers) {
+            if !cell.1.is_empty() {
+                count += 1;
+                *number = Some(count);
+            }
+        }
+        // The nearest page from (row, column) going (dr, dc).
+        let nearest = |row: usize, column: usize, (dr, dc): (isize, isize)| {
+            let (mut r, mut c) = (row as isize + dr, column as isize + dc);
+            while r >= 0 && c >= 0 && (r as usize) < rows && (c as usize) < columns {
+                if let Some(n) = numbers[r as usize * columns + c as usize] {
+                    return Some(n);
+                }
+                r += dr;
+                c += dc;
+            }
+            None
+        };
+        let mut pages = Vec::with_capacity(count);
+        for (i, (region, nodes)) in cells.into_iter().enumerate() {
+            let Some(number) = numbers[i] else {
+                continue;
+            };
+            let (row, column) = (i / columns, i % columns);
+            pages.push(Page {
+                number,
+                region,
+                nodes,
+                above: nearest(row, column, (-1, 0)),
+                below: nearest(row, column, (1, 0)),
+                left: nearest(row, column, (0, -1)),
+                right: nearest(row, column, (0, 1)),
+            });
+        }
+        Paging {
+            scale,
+            columns,
+            rows,
+            pages,
+        }
+    }
+
+    /// The nodes whose boxes share points with `region`, in node order.
+    fn nodes_in(&self, region: &Rect) -> Vec<usize> {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| node.rect.overlaps(region))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// The neighbourhood of node `focus`: the nodes at most `depth` edges away (either way),
+    /// framed within `max_size` pixels at up to 2 pixels per unit and never below the text
+    /// floor; when they need more room, the frame is centred on the focus node.
+    pub fn focus(&self, focus: usize, depth: usize, max_size: u32) -> Framed {
+        let mut reached = vec![false; self.nodes.len()];
+        let mut frontier = vec![focus];
+        if let Some(r) = reached.get_mut(focus) {
+            *r = true;
+        }
+        for _ in 0..depth {
+            let mut next = Vec::new();
+            for edge in &self.edges {
+                for (a, b) in [(edge.from, edge.to), (edge.to, edge.from)] {
+                    if frontier.contains(&a) && !reached[b] {
+                        reached[b] = true;
+                        next.push(b);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        let margin = 16;
+        let mut bounds: Option<(i64, i64, i64, i64)> = None;
+        for (node, _) in self.nodes.iter().zip(&reached).filter(|(_, r)| **r) {
+            let r = node.rect;
+            bounds = Some(match bounds {
+                None => (r.x, r.y, r.right(), r.bottom()),
+                Some((a, b, c, d)) => (a.min(r.x), b.min(r.y), c.max(r.right()), d.max(r.bottom())),
+            });
+        }
+        let (x0, y0, x1, y1) = bounds.unwrap_or((0, 0, self.width, self.height));
+        let mut region = Rect {
+            x: (x0 - margin).max(0),
+            y: (y0 - margin).max(0),
+            width: 0,
+            height: 0,
+        };
+        region.width = (x1 + margin).min(self.width) - region.x;
+        region.height = (y1 + margin).min(self.height) - region.y;
+        let floor = 1.0f32.max(floor_scale());
+        let most = (max_size as f32 / floor).floor() as i64;
+        if let Some(node) = self.nodes.get(focus) {
+            let (cx, cy) = (
+                node.rect.x + node.rect.width / 2,
+                node.rect.y + node.rect.height / 2,
+            );
+            if region.width > most {
+                region.x = (cx - most / 2).clamp(0, (self.width - most).max(0));
+                region.width = most.min(self.width);
+            }
+            if region.height > most {
+                region.y = (cy - most / 2).clamp(0, (self.height - most).max(0));
+                region.height = most.min(self.height);
+            }
+        }
+        let long = region.width.max(region.height).max(1) as f32;
+        let scale = (max_size as f32 / long).min(SHARP).max(floor_scale());
+        let view = View {
+            region,
+            scale,
+            text: true,
+        };
+        Framed {
+            region,
+            scale,
+            size: png::view_size(&view),
+            nodes: self.nodes_in(&region),
+        }
+    }
+
+    /// A framed part of the picture as PNG (a page, a neighbourhood).
+    pub fn framed_png(&self, framed: &Framed) -> Result<Vec<u8>, Error> {
+        let view = View {
+            region: framed.region,
+            scale: framed.scale,
+            text: true,
+        };
+        png::write_view(font::font()?, self, view, &png::Overlay::default())
+    }
+
+    /// Page `number` (from 1) of a paging, framed; `None` when there is no such page.
+    pub fn page(&self, paging: &Paging, number: usize) -> Option<Framed> {
+        let page = paging.pages.get(number.checked_sub(1)?)?;
+        let view = View {
+            region: page.region,
+            scale: paging.scale,
+            text: true,
+        };
+        Some(Framed {
+            region: page.region,
+            scale: paging.scale,
+            size: png::view_size(&view),
+            nodes: page.nodes.clone(),
+        })
+    }
+
+    /// The overview of a paging as PNG within `max_size` pixels: every box and line without
+    /// text (too small to read at this size), the pages' frames and their numbers at
+    /// 22 pixels; and its size.
+    pub fn overview_png(
+        &self,
+        paging: &Paging,
+        max_size: u32,
+    ) -> Result<(Vec<u8>, (u32, u32)), Error> {
+        let long = self.width.max(self.height).max(1) as f32;
+        let scale = (max_size as f32 / long).min(SHARP);
+        let region = Rect {
+            x: 0,
+            y: 0,
+            width: self.width,
+            height: self.height,
+        };
+        let view = View {
+            region,
+            scale,
+            text: false,
+        };
+        let device = |v: i64| (v as f32 * scale).round() as i64;
+        let mut overlay = png::Overlay::default();
+        for page in &paging.pages {
+            let r = page.region;
+            overlay.frames.push(Rect {
+                x: device(r.x),
+                y: device(r.y),
+                width: device(r.width),
+                height: device(r.height),
+            });
+            overlay.numbers.push((
+                device(r.x + r.width / 2),
+                device(r.y + r.height / 2) + NUMBER_SIZE / 3,
+                NUMBER_SIZE,
+                page.number.to_string(),
+            ));
+        }
+        let bytes = png::write_view(font::font()?, self, view, &overlay)?;
+        Ok((bytes, png::view_size(&view)))
+    }
+}
