@@ -3,9 +3,9 @@
 //!
 //! A picture fits when its long side, at the scale that puts its smallest text at
 //! [`TEXT_FLOOR`](crate::TEXT_FLOOR) pixels, is within the caller's `maxSize`. Otherwise it is cut into a grid of
-//! pages drawn at one pixel per unit (node text 14 px, labels 12 px), each within `maxSize`,
-//! numbered from 1 row by row, top to bottom and left to right; a cell of the grid without a
-//! step is no page, and a page's neighbours are the nearest pages above, below, left and right.
+//! pages drawn at one pixel per unit (node text 14 px, labels 12 px), each within `maxSize`:
+//! bands across the long side, each band's window following its steps, numbered from 1 band
+//! by band (top to bottom for a tall picture, left to right for a wide one).
 
 use crate::error::Error;
 use crate::font;
@@ -24,7 +24,7 @@ const SHARP: f32 = 2.0;
 /// Size of the page numbers of an overview, in pixels.
 const NUMBER_SIZE: i64 = 22;
 
-/// One page of a picture cut into a grid.
+/// One page of a picture cut into pages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Page {
     /// The page number, from 1.
@@ -48,10 +48,9 @@ pub struct Page {
 pub struct Paging {
     /// Pixels per unit of every page.
     pub scale: f32,
-    /// Columns and rows of the grid.
-    pub columns: usize,
-    /// Rows of the grid.
-    pub rows: usize,
+    /// Bands across the picture's long side (rows of pages for a tall picture, columns for
+    /// a wide one).
+    pub bands: usize,
     /// The pages, by number.
     pub pages: Vec<Page>,
 }
@@ -79,74 +78,119 @@ impl Picture {
         (scale >= floor_scale()).then_some(scale)
     }
 
-    /// The picture cut into a grid of pages within `max_size` pixels each, at one pixel per
-    /// unit (or the text floor's scale when `max_size` is smaller than a unit per pixel allows,
-    /// which [`MIN_MAX_SIZE`] rules out).
+    /// The picture cut into pages within `max_size` pixels each, at one pixel per unit: bands
+    /// across its long side (rows for a tall picture, columns for a wide one), each band's
+    /// window following the steps in it (a long flow drifts sideways), cut again when those
+    /// steps are wider than a page.
     pub fn paging(&self, max_size: u32) -> Paging {
         let scale = 1.0f32.max(floor_scale());
         let tile = (max_size as f32 / scale).floor().max(1.0) as i64;
-        let columns = (self.width.max(1) + tile - 1) / tile;
-        let rows = (self.height.max(1) + tile - 1) / tile;
-        let (w, h) = (
-            (self.width + columns - 1) / columns,
-            (self.height + rows - 1) / rows,
-        );
-        let (columns, rows) = (columns as usize, rows as usize);
-        // Every cell of the grid with its nodes; cells without a step are left out, and the
-        // others numbered row by row.
-        let mut cells: Vec<(Rect, Vec<usize>)> = Vec::with_capacity(columns * rows);
-        for row in 0..rows {
-            for column in 0..columns {
-                let region = Rect {
-                    x: column as i64 * w,
-                    y: row as i64 * h,
-                    width: w.min(self.width - column as i64 * w),
-                    height: h.min(self.height - row as i64 * h),
-                };
-                let nodes = self.nodes_in(&region);
-                cells.push((region, nodes));
+        let tall = self.height >= self.width;
+        // (along, across) of a rectangle: along the long side, and across it.
+        let split = |r: &Rect| {
+            if tall {
+                ((r.y, r.bottom()), (r.x, r.right()))
+            } else {
+                ((r.x, r.right()), (r.y, r.bottom()))
             }
-        }
-        let mut numbers = vec![None; cells.len()];
-        let mut count = 0;
-        for (cell, number) in cells.iter().zip(&mut numbers) {
-            if !cell.1.is_empty() {
-                count += 1;
-                *number = Some(count);
-            }
-        }
-        // The nearest page from (row, column) going (dr, dc).
-        let nearest = |row: usize, column: usize, (dr, dc): (isize, isize)| {
-            let (mut r, mut c) = (row as isize + dr, column as isize + dc);
-            while r >= 0 && c >= 0 && (r as usize) < rows && (c as usize) < columns {
-                if let Some(n) = numbers[r as usize * columns + c as usize] {
-                    return Some(n);
-                }
-                r += dr;
-                c += dc;
-            }
-            None
         };
-        let mut pages = Vec::with_capacity(count);
-        for (i, (region, nodes)) in cells.into_iter().enumerate() {
-            let Some(number) = numbers[i] else {
+        let (length, breadth) = if tall {
+            (self.height, self.width)
+        } else {
+            (self.width, self.height)
+        };
+        let bands = ((length.max(1) + tile - 1) / tile).max(1);
+        let band = (length + bands - 1) / bands;
+        let margin = 16;
+        // Per band, its pages' regions, in order across.
+        let mut cells: Vec<Vec<Rect>> = Vec::new();
+        for b in 0..bands {
+            let (start, end) = (b * band, ((b + 1) * band).min(length));
+            let mut across: Option<(i64, i64)> = None;
+            for node in &self.nodes {
+                let ((n0, n1), (a0, a1)) = split(&node.rect);
+                if n0 < end && start < n1 {
+                    across = Some(across.map_or((a0, a1), |(x, y)| (x.min(a0), y.max(a1))));
+                }
+            }
+            let Some((a0, a1)) = across else {
                 continue;
             };
-            let (row, column) = (i / columns, i % columns);
-            pages.push(Page {
-                number,
-                region,
-                nodes,
-                above: nearest(row, column, (-1, 0)),
-                below: nearest(row, column, (1, 0)),
-                left: nearest(row, column, (0, -1)),
-                right: nearest(row, column, (0, 1)),
-            });
+            let (a0, a1) = ((a0 - margin).max(0), (a1 + margin).min(breadth));
+            let windows = ((a1 - a0) + tile - 1) / tile;
+            let width = (a1 - a0 + windows - 1) / windows.max(1);
+            let mut row = Vec::new();
+            for w in 0..windows {
+                let (c0, c1) = (a0 + w * width, (a0 + (w + 1) * width).min(a1));
+                let region = if tall {
+                    Rect {
+                        x: c0,
+                        y: start,
+                        width: c1 - c0,
+                        height: end - start,
+                    }
+                } else {
+                    Rect {
+                        x: start,
+                        y: c0,
+                        width: end - start,
+                        height: c1 - c0,
+                    }
+                };
+                if !self.nodes_in(&region).is_empty() {
+                    row.push(region);
+                }
+            }
+            if !row.is_empty() {
+                cells.push(row);
+            }
+        }
+        // Numbers, row by row; neighbours: the next page in the band, and the page of the
+        // band before or after that overlaps this one most across.
+        let mut first = Vec::with_capacity(cells.len());
+        let mut count = 0;
+        for row in &cells {
+            first.push(count + 1);
+            count += row.len();
+        }
+        let across_of = |r: &Rect| split(r).1;
+        let overlap = |a: (i64, i64), b: (i64, i64)| a.1.min(b.1) - a.0.max(b.0);
+        let facing = |band: usize, region: &Rect| -> Option<usize> {
+            let here = across_of(region);
+            cells[band]
+                .iter()
+                .enumerate()
+                .max_by_key(|(i, r)| (overlap(here, across_of(r)), std::cmp::Reverse(*i)))
+                .map(|(i, _)| first[band] + i)
+        };
+        let mut pages = Vec::with_capacity(count);
+        for (b, row) in cells.iter().enumerate() {
+            for (i, region) in row.iter().enumerate() {
+                let before = (b > 0).then(|| facing(b - 1, region)).flatten();
+                let after = (b + 1 < cells.len())
+                    .then(|| facing(b + 1, region))
+                    .flatten();
+                let previous = (i > 0).then(|| first[b] + i - 1);
+                let next = (i + 1 < row.len()).then(|| first[b] + i + 1);
+                let (above, below, left, right) = if tall {
+                    (before, after, previous, next)
+                } else {
+                    (previous, next, before, after)
+                };
+                pages.push(Page {
+                    number: first[b] + i,
+                    region: *region,
+                    nodes: self.nodes_in(region),
+                    above,
+                    below,
+                    left,
+                    right,
+                });
+            }
         }
         Paging {
             scale,
-            columns,
-            rows,
+            bands: cells.len(),
             pages,
         }
     }

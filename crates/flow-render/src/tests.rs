@@ -759,8 +759,11 @@ fn a_150_step_flow_comes_as_an_overview_and_readable_pages_that_name_their_neigh
     );
     let paging = picture.paging(max);
     eprintln!(
-        "150 steps: {}x{} units, {} x {} pages",
-        picture.width, picture.height, paging.columns, paging.rows
+        "150 steps: {}x{} units, {} pages in {} bands",
+        picture.width,
+        picture.height,
+        paging.pages.len(),
+        paging.bands
     );
     assert!(paging.pages.len() > 1);
     let (overview, (w, h)) = picture.overview_png(&paging, max).unwrap();

@@ -246,10 +246,9 @@ pub(super) fn flow_render() -> Tool {
                             .map(|p| json!({ "page": p.number, "steps": ids(&p.nodes) }))
                             .collect();
                         let mut extra = format!(
-                            " Too large to read in one image: an overview of {} pages ({} × {}, numbered row by row; boxes without text). Call again with page: N.",
+                            " Too large to read in one image: an overview of {} pages in {} bands (boxes without text, the pages framed and numbered). Call again with page: N.",
                             paging.pages.len(),
-                            paging.columns,
-                            paging.rows
+                            paging.bands
                         );
                         for p in &paging.pages {
                             extra.push_str(&format!(
