@@ -68,9 +68,21 @@
 //!    overlap. `call` edges are dashed.
 //!
 //! Node shapes follow the Mermaid renderer of `botmesh-flow-analyzer`: a hexagon for
-//! `branch`, a stadium for `end`, `handoff` and `(end)`, a parallelogram for `ask`, a
-//! rectangle with double sides for `subflow`, a round-cornered box for `buttons` and `list`,
-//! a rectangle otherwise. A node shows the step id, then `kind: text` wrapped to 220 pixels
+//! `branch`, a stadium for `end` and `(end)`, a parallelogram for `ask`, a rectangle with
+//! double sides for `subflow`, a round-cornered box for `buttons` and `list`, a rectangle
+//! otherwise; `handoff` (the bot gives up) is a red octagon, and `retry-exhausted` edges are
+//! drawn in the same red, so failure paths stand out. `call` and `return` edges are dashed.
+//!
+//! # Readable at any size
+//!
+//! A PNG's smallest text is never below [`TEXT_FLOOR`] (10) pixels at the size it is drawn:
+//! [`Picture::to_png`] shrinks a large picture to fit [`MAX_PIXELS`] and [`MAX_SIDE`] only
+//! down to that floor. For a client that shows images at a bounded size
+//! ([`DEFAULT_MAX_SIZE`], 1568 pixels on the long side), [`Picture::fit_within`] says whether
+//! the whole picture fits readable; if not, [`Picture::paging`] cuts it into pages (bands
+//! across its long side following the steps in them) drawn by [`Picture::framed_png`],
+//! [`Picture::overview_png`] shows where they lie, and [`Picture::focus`] frames the steps
+//! around one step. A node shows the step id, then `kind: text` wrapped to 220 pixels
 //! and at most 3 lines (the last one ends with `…` when text is left); an edge label wraps to
 //! 150 pixels and 2 lines; a cluster title is one line of at most 300 pixels.
 //!
