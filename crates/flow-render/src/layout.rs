@@ -1154,10 +1154,18 @@ fn reduce_crossings(
         }
     }
     let best_place = best.place.clone();
-    // The other starts, then the first again with out-edges kept in document order where
-    // their barycenters tie (it finds orders that read better, rarely fewer crossings).
+    // The other starts, then every start again with out-edges kept in document order where
+    // their barycenters tie (orders that read better, and on the harness fewer crossings:
+    // 415 against 455 with the first start alone). A graph of more than SMALL_GRAPH items
+    // runs only the first start that second way (each start costs about as much as the rest
+    // of the layout there).
     let others = starts[1..].iter().map(|&start| (start, false));
-    for start in others.chain(starts.iter().map(|&s| (s, true))) {
+    let ranked = if items.len() <= SMALL_GRAPH {
+        starts
+    } else {
+        &starts[..1]
+    };
+    for start in others.chain(ranked.iter().map(|&s| (s, true))) {
         if best.score == (0, 0) || spent {
             break;
         }

@@ -43,8 +43,8 @@
 //!    reverse, mirrored or not): ten for a graph of up to 1000 items (nodes, edge points,
 //!    labels), five above. From each, barycenter sweeps down and up (ties broken one way,
 //!    then the other), each followed by adjacent transpositions and sifting, until four rounds
-//!    bring no improvement; then every start again with the out-edges of a step kept in
-//!    document order where their barycenters tie. The order with the fewest crossings, counted
+//!    bring no improvement; then every start again (the first only, above 1000 items) with
+//!    the out-edges of a step kept in document order where their barycenters tie. The order with the fewest crossings, counted
 //!    exactly, wins; among those, the one with the fewest pairs of out-edges (buttons, rows,
 //!    cases) drawn out of document order; on a tie, the first found. Last, each cluster's
 //!    mirror image and, for each step whose out-edges are still out of order, those edges
@@ -163,7 +163,7 @@ pub fn layout(graph: &Graph<'_>, options: &Options) -> Result<Picture, Error> {
 impl Picture {
     /// The picture as a standalone SVG document.
     pub fn to_svg(&self) -> Result<String, Error> {
-        Ok(svg::write_svg(font::font()?, self))
+        Ok(svg::write_svg(font::font()?, self, None))
     }
 
     /// The picture as a PNG, `scale` pixels per unit (drawn smaller when it would have more

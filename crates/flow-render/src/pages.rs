@@ -215,6 +215,9 @@ impl Picture {
             *r = true;
         }
         for _ in 0..depth {
+            if frontier.is_empty() {
+                break;
+            }
             let mut next = Vec::new();
             for edge in &self.edges {
                 for (a, b) in [(edge.from, edge.to), (edge.to, edge.from)] {
@@ -260,8 +263,19 @@ impl Picture {
                 region.height = most.min(self.height);
             }
         }
+        // The frame starts on a multiple of 8 units and the scale is a whole number of
+        // eighths, so the frame's corner falls on a whole pixel (the PNG is then the SVG's
+        // viewBox at that scale, pixel for pixel).
+        let (x0, y0) = (
+            region.x - region.x.rem_euclid(8),
+            region.y - region.y.rem_euclid(8),
+        );
+        region.width += region.x - x0;
+        region.height += region.y - y0;
+        (region.x, region.y) = (x0, y0);
         let long = region.width.max(region.height).max(1) as f32;
-        let scale = (max_size as f32 / long).min(SHARP).max(floor_scale());
+        let eighths = (max_size as f32 / long * 8.0).floor() / 8.0;
+        let scale = eighths.min(SHARP).max((floor_scale() * 8.0).ceil() / 8.0);
         let view = View {
             region,
             scale,
@@ -273,6 +287,38 @@ impl Picture {
             size: png::view_size(&view),
             nodes: self.nodes_in(&region),
         }
+    }
+
+    /// The whole picture framed at `scale` (what [`Picture::fit_within`] gives).
+    pub fn whole(&self, scale: f32) -> Framed {
+        let region = Rect {
+            x: 0,
+            y: 0,
+            width: self.width,
+            height: self.height,
+        };
+        let view = View {
+            region,
+            scale,
+            text: true,
+        };
+        Framed {
+            region,
+            scale,
+            size: png::view_size(&view),
+            nodes: (0..self.nodes.len()).collect(),
+        }
+    }
+
+    /// A framed part of the picture as SVG: the whole picture's markup with the frame as its
+    /// `viewBox` and size (in units; a browser draws it at the frame's scale with a device
+    /// scale factor of [`Framed::scale`]).
+    pub fn framed_svg(&self, framed: &Framed) -> Result<String, Error> {
+        Ok(crate::svg::write_svg(
+            font::font()?,
+            self,
+            Some(framed.region),
+        ))
     }
 
     /// A framed part of the picture as PNG (a page, a neighbourhood).

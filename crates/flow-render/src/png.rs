@@ -364,8 +364,20 @@ pub(crate) fn draw(
         width: 1.0,
         ..Stroke::default()
     };
+    // What lies outside the view is not drawn (a page of a long flow draws a few of its
+    // steps), with a margin for strokes and arrow heads.
+    let region = view.region;
+    let seen = |r: &Rect| {
+        r.x - 8 < region.right()
+            && region.x < r.right() + 8
+            && r.y - 8 < region.bottom()
+            && region.y < r.bottom() + 8
+    };
     for cluster in &picture.clusters {
         let rect = cluster.rect;
+        if !seen(&rect) {
+            continue;
+        }
         if let Some(path) = rounded_rect(
             rect.x as f32,
             rect.y as f32,
@@ -396,6 +408,19 @@ pub(crate) fn draw(
         );
     }
     for edge in &picture.edges {
+        let (mut x0, mut y0, mut x1, mut y1) = (i64::MAX, i64::MAX, i64::MIN, i64::MIN);
+        for &(x, y) in &edge.points {
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+        }
+        let bounds = Rect {
+            x: x0,
+            y: y0,
+            width: x1.saturating_sub(x0),
+            height: y1.saturating_sub(y0),
+        };
+        if edge.points.is_empty() || !seen(&bounds) {
+            continue;
+        }
         let edge_paint = paint(edge_color(&colors, edge.kind));
         let mut path = PathBuilder::new();
         for (i, &(x, y)) in edge.points.iter().enumerate() {
@@ -423,6 +448,9 @@ pub(crate) fn draw(
     }
     for label in &picture.labels {
         let rect = label.rect;
+        if !seen(&rect) {
+            continue;
+        }
         if let Some(path) = rounded_rect(
             rect.x as f32,
             rect.y as f32,
@@ -448,6 +476,9 @@ pub(crate) fn draw(
     }
     for node in &picture.nodes {
         let rect = node.rect;
+        if !seen(&rect) {
+            continue;
+        }
         let (fill, stroke) = colors.node[family(node.shape)];
         let outline = match polygon(node.shape, rect.x, rect.y, rect.width, rect.height) {
             Some(points) => polygon_path(&points),
