@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# flow-render (issue 14): the SVG renders in a browser as our own PNG shows it. For nine pictures
+# flow-render (issues 14, 30): the SVG renders in a browser as our own PNG shows it. For eleven pictures
 # (the example flow, loops, subflows, every step kind, hostile labels; both themes, all four
-# directions) `botmesh-mcp render` writes the SVG and the PNG; Debian's headless Chromium takes a
+# directions; a page of a 150-step flow and one step's neighbourhood) `botmesh-mcp render` writes the SVG and the PNG; Debian's headless Chromium takes a
 # screenshot of the SVG at the PNG's scale, which must be the PNG's size with nearly the same
 # pixels, its text drawn with Liberation Sans (tools/svg-browser/check.mjs, metric and limits in
 # compare.mjs). Deliberately wrong pictures must fail the same comparison (the self-check).

@@ -43,6 +43,30 @@ const VALID_DOCUMENT = {
   ],
 }
 
+// A 150-step flow, as flow-render's benchmark flow (crates/flow-render/src/bench_flow.rs): too
+// long to read in one image, so flow_render answers an overview and pages.
+function longFlow(steps) {
+  const list = []
+  for (let i = 0; i < steps; i++) {
+    const id = `step_${i}`
+    if (i + 1 === steps) list.push({ id, kind: 'end', text: 'Bye' })
+    else if (i % 10 === 3)
+      list.push({ id, kind: 'buttons', text: 'Continue?', buttons: [
+        { id: 'y', title: 'Yes, continue' }, { id: 'n', title: 'Start again', next: `step_${i - 3}` }] })
+    else if (i % 10 === 7)
+      list.push({ id, kind: 'branch', cases: [
+        { when: { var: 'name', op: 'eq', value: 'x' }, next: `step_${Math.min(i + 5, steps - 1)}` }] })
+    else list.push({ id, kind: 'message', text: `Message number ${i} of the flow` })
+  }
+  return { version: 2, id: 'bench', steps: list }
+}
+
+function pngSize(data) {
+  const bytes = Buffer.from(data, 'base64')
+  check(bytes.subarray(1, 4).toString() === 'PNG', 'flow_render image is not a PNG')
+  return [bytes.readUInt32BE(16), bytes.readUInt32BE(20)]
+}
+
 function parseArgs(argv) {
   const options = { expect: '2025-11-25', label: 'ts-sdk', timeout: 30 }
   let i = 0
@@ -131,8 +155,29 @@ async function main() {
     check(transcript.includes('\noutcome: ended at ts_client_sim/bye\n'), `flow_simulate text: ${transcript}`)
     const wrong = await client.callTool({ name: 'flow_simulate', arguments: { ...SIMULATION, replies: [42] } })
     check(wrong.isError === true, 'flow_simulate accepted a reply that is a number')
+    // A 150-step flow, page by page: the overview, then pages 1 and 2, each a PNG within the
+    // default maxSize (1568 px) whose structuredContent names its steps and neighbours.
+    const document = longFlow(150)
+    const overview = await client.callTool({ name: 'flow_render', arguments: { document } })
+    check(overview.isError !== true, `flow_render overview answered isError: ${JSON.stringify(overview.content)}`)
+    const pages = overview.structuredContent?.pages
+    check(Number.isInteger(pages) && pages >= 2, `a 150-step flow should need pages, got ${pages}`)
+    const [ow, oh] = pngSize(overview.content.find((item) => item.type === 'image').data)
+    check(Math.max(ow, oh) <= 1568, `overview ${ow}x${oh} is larger than 1568 px`)
+    const sizes = []
+    for (const page of [1, 2]) {
+      const answer = await client.callTool({ name: 'flow_render', arguments: { document, page } })
+      check(answer.isError !== true, `flow_render page ${page} answered isError: ${JSON.stringify(answer.content)}`)
+      const [w, h] = pngSize(answer.content.find((item) => item.type === 'image').data)
+      check(Math.max(w, h) <= 1568, `page ${page} ${w}x${h} is larger than 1568 px`)
+      const s = answer.structuredContent
+      check(s?.page === page && s.steps?.length > 0, `page ${page} does not say which steps it shows`)
+      check(JSON.stringify(s.steps) === JSON.stringify(overview.structuredContent.pageSteps[page - 1].steps), `page ${page} steps differ from the overview's list`)
+      check(page === 1 ? s.neighbours?.below === 2 : s.neighbours?.above === 1, `page ${page} neighbours ${JSON.stringify(s.neighbours)}`)
+      sizes.push(`${w}x${h}`)
+    }
     console.log(
-      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars flow_simulate ${transcript.split('\n').length - 1} lines`,
+      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars; 150 steps: overview ${ow}x${oh}, ${pages} pages, pages 1-2 ${sizes.join(' ')}; flow_simulate ${transcript.split('\n').length - 1} lines`,
     )
   } finally {
     await client.close()

@@ -57,6 +57,21 @@ for (const name of ['lint_infinite_loop_hit', 'two_subflows', 'all_kinds', 'host
 }
 sets.support_menu = ['support-menu', 'order-status', 'feedback'].map((name) =>
   JSON.parse(readFileSync(join(root, 'examples/flows', `${name}.json`), 'utf8')));
+// A 150-step flow, as flow-render's benchmark flow (crates/flow-render/src/bench_flow.rs): too
+// long for one readable image, so it is checked page by page and around one step.
+sets.long = [(() => {
+  const steps = []
+  for (let i = 0; i < 150; i++) {
+    const id = `step_${i}`
+    if (i === 149) steps.push({ id, kind: 'end', text: 'Bye' })
+    else if (i % 10 === 3) steps.push({ id, kind: 'buttons', text: 'Continue?', buttons: [
+      { id: 'y', title: 'Yes, continue' }, { id: 'n', title: 'Start again', next: `step_${i - 3}` }] })
+    else if (i % 10 === 7) steps.push({ id, kind: 'branch', cases: [
+      { when: { var: 'name', op: 'eq', value: 'x' }, next: `step_${Math.min(i + 5, 149)}` }] })
+    else steps.push({ id, kind: 'message', text: `Message number ${i} of the flow` })
+  }
+  return { version: 2, id: 'bench', steps }
+})()];
 const files = {};
 for (const [name, flows] of Object.entries(sets)) {
   files[name] = flows.map((flow, i) => {
@@ -66,10 +81,10 @@ for (const [name, flows] of Object.entries(sets)) {
   });
 }
 
-/** Renders a set with our binary; returns the output path. */
-function render(set, direction, theme, output) {
+/** Renders a set with our binary (`part`: more arguments, such as `--page 2`); returns the output path. */
+function render(set, direction, theme, output, part = []) {
   const [main, ...subflows] = files[set];
-  const args = ['render', main, ...subflows.flatMap((s) => ['--subflows', s]), '--direction', direction, '--theme', theme, '-o', output];
+  const args = ['render', main, ...subflows.flatMap((s) => ['--subflows', s]), '--direction', direction, '--theme', theme, ...part, '-o', output];
   execFileSync(binary, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   return output;
 }
@@ -85,6 +100,10 @@ const cases = [
   ['support_menu', 'LR', 'light'],
   ['all_kinds', 'BT', 'dark'],
   ['hostile_labels', 'TD', 'light'],
+  // A page of a flow too long for one image, and the neighbourhood of one step: the SVG is
+  // the whole picture with the part as its viewBox, the PNG that part as flow_render draws it.
+  ['long', 'TD', 'light', ['--page', '2']],
+  ['long', 'LR', 'dark', ['--focus', 'step_13', '--depth', '2']],
 ];
 
 /** The SVG's size in units, from its root element. */
@@ -96,10 +115,17 @@ function svgSize(svg) {
 
 /**
  * The PNG's pixels per unit, as `Picture::to_png` chooses it (crates/flow-render/src/png.rs,
- * `fit_scale`): 2, less for more than 4 megapixels or a side over 8000 pixels; an f32.
+ * `fit_scale`): 2, less for more than 4 megapixels or a side over 8000 pixels, but never below
+ * the text floor (10 px for 12-unit text); an f32.
  */
 function pngScale(width, height) {
-  return Math.fround(Math.min(2, Math.sqrt(4_000_000 / (width * height)), 8000 / Math.max(width, height)));
+  const fit = Math.fround(Math.min(2, Math.sqrt(4_000_000 / (width * height)), 8000 / Math.max(width, height)));
+  return Math.max(fit, Math.fround(10 / 12));
+}
+
+/** The scale of a page or a focus: a whole number of eighths (crates/flow-render/src/pages.rs), read from the PNG. */
+function partScale(pngWidth, units) {
+  return Math.round((pngWidth / units) * 8) / 8;
 }
 
 const readPng = (path) => PNG.sync.read(readFileSync(path));
@@ -115,11 +141,11 @@ const browser = await chromium.launch({
  * it with the PNG at `pngPath`. Returns `{ problems: [...], figures, fonts, size, scale }`; no
  * problem means the pictures match.
  */
-async function check(svgPath, pngPath, shotPath) {
+async function check(svgPath, pngPath, shotPath, part = false) {
   const svg = readFileSync(svgPath, 'utf8');
   const [width, height] = svgSize(svg);
-  const scale = pngScale(width, height);
   const png = readPng(pngPath);
+  const scale = part ? partScale(png.width, width) : pngScale(width, height);
   const problems = [];
   // Our size: the floor of units x scale, in f32 as Rust computes it.
   const expected = [width, height].map((units) => Math.floor(Math.fround(units * scale)));
@@ -191,12 +217,12 @@ let failed = 0;
 let passed = 0;
 const fontsSeen = new Set();
 const pictures = {};
-for (const [set, direction, theme] of cases) {
-  const name = `${set}-${direction.toLowerCase()}-${theme}`;
-  const svgPath = render(set, direction, theme, join(work, `${name}.svg`));
-  const pngPath = render(set, direction, theme, join(work, `${name}.png`));
+for (const [set, direction, theme, part = []] of cases) {
+  const name = `${set}-${direction.toLowerCase()}-${theme}${part.length ? `-${part[0].slice(2)}` : ''}`;
+  const svgPath = render(set, direction, theme, join(work, `${name}.svg`), part);
+  const pngPath = render(set, direction, theme, join(work, `${name}.png`), part);
   pictures[name] = { svgPath, pngPath };
-  const result = await check(svgPath, pngPath, keep ? join(work, `${name}.chromium.png`) : null);
+  const result = await check(svgPath, pngPath, keep ? join(work, `${name}.chromium.png`) : null, part.length > 0);
   result.fonts.forEach((f) => fontsSeen.add(f));
   const ok = result.problems.length === 0;
   ok ? passed++ : failed++;

@@ -27,9 +27,9 @@ fn kept(kind: Kind) -> &'static [Key] {
         Kind::Media => &[Key::Caption, Key::Filename, Key::Media],
         Kind::Buttons => &[Key::Text, Key::Buttons, Key::Save],
         Kind::List => &[Key::Text, Key::Sections, Key::Save],
-        Kind::Template => &[Key::Name, Key::Parameters],
+        Kind::Template => &[Key::Name, Key::Language, Key::Parameters],
         Kind::Location => &[Key::Name, Key::Address, Key::Latitude, Key::Longitude],
-        Kind::Ask => &[Key::Text, Key::Save],
+        Kind::Ask => &[Key::Text, Key::Save, Key::Input, Key::Pattern],
         Kind::Branch => &[Key::Cases],
         Kind::Set => &[Key::Var, Key::Value],
         Kind::Delay => &[Key::Seconds, Key::Typing],
@@ -149,10 +149,13 @@ pub(crate) enum Key {
     Flow,
     Queue,
     Parameters,
+    Input,
+    Pattern,
+    Language,
 }
 
 /// How many [`Key`]s there are.
-const KEY_COUNT: usize = 25;
+const KEY_COUNT: usize = 28;
 
 impl Key {
     /// The key's spelling in documents.
@@ -183,6 +186,9 @@ impl Key {
             Self::Flow => "flow",
             Self::Queue => "queue",
             Self::Parameters => "parameters",
+            Self::Input => "input",
+            Self::Pattern => "pattern",
+            Self::Language => "language",
         }
     }
 
@@ -204,7 +210,8 @@ impl Key {
             (7, b'b') => (key == "buttons", Self::Buttons),
             (8, b's') => (key == "sections", Self::Sections),
             (7, b'a') => (key == "address", Self::Address),
-            (8, b'l') => (key == "latitude", Self::Latitude),
+            (8, b'l') if bytes.get(2) == Some(&b't') => (key == "latitude", Self::Latitude),
+            (8, b'l') => (key == "language", Self::Language),
             (9, b'l') => (key == "longitude", Self::Longitude),
             (4, b's') => (key == "save", Self::Save),
             (5, b'c') => (key == "cases", Self::Cases),
@@ -218,6 +225,8 @@ impl Key {
             (4, b'f') => (key == "flow", Self::Flow),
             (5, b'q') => (key == "queue", Self::Queue),
             (10, b'p') => (key == "parameters", Self::Parameters),
+            (5, b'i') => (key == "input", Self::Input),
+            (7, b'p') => (key == "pattern", Self::Pattern),
             _ => return None,
         };
         spelled.then_some(candidate)
@@ -551,7 +560,24 @@ impl<'v> Inner<'v> {
 pub(crate) fn step_label<'a>(step: &Step<'a>) -> Cow<'a, str> {
     let text = |key: Key| step.str_field(key).map(Cow::Borrowed);
     let label = match step.kind {
-        Kind::Message | Kind::Ask => text(Key::Text),
+        Kind::Message => text(Key::Text),
+        // What the answer must be and where it goes, first (so a shortened label keeps them):
+        // `date → birthday: When were you born?`, `text /^[0-9]{5}$/ → zip: Your ZIP code?`.
+        Kind::Ask => {
+            let mut label = String::from(step.str_field(Key::Input).unwrap_or("text"));
+            if let Some(pattern) = step.str_field(Key::Pattern) {
+                label.push_str(" /");
+                label.push_str(pattern);
+                label.push('/');
+            }
+            label.push_str(" → ");
+            label.push_str(step.str_field(Key::Save).unwrap_or("?"));
+            if let Some(question) = step.str_field(Key::Text) {
+                label.push_str(": ");
+                label.push_str(question);
+            }
+            Some(Cow::Owned(label))
+        }
         // A menu that saves the pick shows where, as an action shows its result: `Size? → size`.
         Kind::Buttons | Kind::List => text(Key::Text).map(|t| match step.str_field(Key::Save) {
             Some(save) => Cow::Owned(format!("{t} → {save}")),
@@ -560,7 +586,24 @@ pub(crate) fn step_label<'a>(step: &Step<'a>) -> Cow<'a, str> {
         Kind::Media => text(Key::Caption)
             .or_else(|| text(Key::Filename))
             .or_else(|| text(Key::Media)),
-        Kind::Template => text(Key::Name),
+        // The name, its language, then its parameters: `order_update (pt_BR): {{name}}, 3`.
+        Kind::Template => text(Key::Name).map(|name| {
+            let mut label = name.into_owned();
+            if let Some(language) = step.str_field(Key::Language) {
+                label.push_str(" (");
+                label.push_str(language);
+                label.push(')');
+            }
+            let parameters = step.array_field(Key::Parameters);
+            for (i, parameter) in parameters.iter().enumerate() {
+                label.push_str(if i == 0 { ": " } else { ", " });
+                match parameter.as_str() {
+                    Some(text) => label.push_str(text),
+                    None => push_value_summary(&mut label, parameter),
+                }
+            }
+            Cow::Owned(label)
+        }),
         Kind::Location => text(Key::Name).or_else(|| text(Key::Address)).or_else(|| {
             let lat = step.field(Key::Latitude)?;
             let lon = step.field(Key::Longitude)?;
@@ -610,6 +653,30 @@ mod tests {
         assert_eq!(step_label(&flow.steps[0]), "1, 2");
         // `text` is not a location key: it is not kept.
         assert_eq!(flow.steps[0].field(Key::Text), None);
+        // An ask says what it accepts and where it saves; a template its language and
+        // parameters.
+        let document = serde_json::json!({"id": "f", "steps": [
+            {"id": "a", "kind": "ask", "text": "Born?", "save": "fecha", "input": "date"},
+            {"id": "b", "kind": "ask", "text": "ZIP?", "save": "zip", "pattern": "^[0-9]{5}$"},
+            {"id": "c", "kind": "ask", "text": "Name?", "save": "name"},
+            {"id": "d", "kind": "template", "name": "promo", "language": "es",
+             "parameters": ["{{name}}", "10%"]},
+            {"id": "e", "kind": "template", "name": "hello", "language": "en"},
+            {"id": "g", "kind": "action", "handler": "crm.find", "save": "customer"}
+        ]});
+        let flow = compile_flow(&document);
+        let labels: Vec<_> = flow.steps.iter().map(step_label).collect();
+        assert_eq!(
+            labels,
+            [
+                "date → fecha: Born?",
+                "text /^[0-9]{5}$/ → zip: ZIP?",
+                "text → name: Name?",
+                "promo (es): {{name}}, 10%",
+                "hello (en)",
+                "crm.find → customer",
+            ]
+        );
     }
 
     #[test]
@@ -640,6 +707,9 @@ mod tests {
             Key::Flow,
             Key::Queue,
             Key::Parameters,
+            Key::Input,
+            Key::Pattern,
+            Key::Language,
         ];
         assert_eq!(all.len(), KEY_COUNT);
         for (i, key) in all.iter().enumerate() {

@@ -24,7 +24,9 @@ pub enum Error {
         flows: usize,
     },
     /// The picture is larger than a PNG this crate will allocate.
-    #[error("the picture is too large for a PNG ({width}x{height} pixels)")]
+    #[error(
+        "the picture is too large for a PNG with readable text ({width}x{height} pixels): draw it as SVG, or as pages with flow_render"
+    )]
     TooLarge {
         /// Width in pixels.
         width: u32,

@@ -43,8 +43,16 @@
 //!    reverse, mirrored or not): ten for a graph of up to 1000 items (nodes, edge points,
 //!    labels), five above. From each, barycenter sweeps down and up (ties broken one way,
 //!    then the other), each followed by adjacent transpositions and sifting, until four rounds
-//!    bring no improvement. The order with the fewest crossings, counted exactly, wins; on a
-//!    tie, the first start's.
+//!    bring no improvement; then every start again (the first only, above 1000 items) with
+//!    the out-edges of a step kept in document order where their barycenters tie. The order with the fewest crossings, counted
+//!    exactly, wins; among those, the one with the fewest pairs of out-edges (buttons, rows,
+//!    cases) drawn out of document order; on a tie, the first found. Last, each cluster's
+//!    mirror image and, for each step whose out-edges are still out of order, those edges
+//!    (with their points and the targets only they reach) put back in document order are
+//!    tried, and kept when no worse. Out-edges thus read left to right (top to bottom for
+//!    `LR`) in the order the user sees them wherever the search found that costs no crossing:
+//!    on the comparison harness, 343 of 1,799 steps with several out-edges are exceptions, all
+//!    on randomly jumping generated flows but two steps of one fixture.
 //! 4. **Coordinates.** Each layer in turn is placed as close as its order allows to the
 //!    weighted mean of its neighbours (a weighted isotonic regression, solved exactly by
 //!    pooling adjacent violators), sweeping down and up; edge points weigh most, so long edges
@@ -60,9 +68,21 @@
 //!    overlap. `call` edges are dashed.
 //!
 //! Node shapes follow the Mermaid renderer of `botmesh-flow-analyzer`: a hexagon for
-//! `branch`, a stadium for `end`, `handoff` and `(end)`, a parallelogram for `ask`, a
-//! rectangle with double sides for `subflow`, a round-cornered box for `buttons` and `list`,
-//! a rectangle otherwise. A node shows the step id, then `kind: text` wrapped to 220 pixels
+//! `branch`, a stadium for `end` and `(end)`, a parallelogram for `ask`, a rectangle with
+//! double sides for `subflow`, a round-cornered box for `buttons` and `list`, a rectangle
+//! otherwise; `handoff` (the bot gives up) is a red octagon, and `retry-exhausted` edges are
+//! drawn in the same red, so failure paths stand out. `call` and `return` edges are dashed.
+//!
+//! # Readable at any size
+//!
+//! A PNG's smallest text is never below [`TEXT_FLOOR`] (10) pixels at the size it is drawn:
+//! [`Picture::to_png`] shrinks a large picture to fit [`MAX_PIXELS`] and [`MAX_SIDE`] only
+//! down to that floor. For a client that shows images at a bounded size
+//! ([`DEFAULT_MAX_SIZE`], 1568 pixels on the long side), [`Picture::fit_within`] says whether
+//! the whole picture fits readable; if not, [`Picture::paging`] cuts it into pages (bands
+//! across its long side following the steps in them) drawn by [`Picture::framed_png`],
+//! [`Picture::overview_png`] shows where they lie, and [`Picture::focus`] frames the steps
+//! around one step. A node shows the step id, then `kind: text` wrapped to 220 pixels
 //! and at most 3 lines (the last one ends with `…` when text is left); an edge label wraps to
 //! 150 pixels and 2 lines; a cluster title is one line of at most 300 pixels.
 //!
@@ -105,6 +125,7 @@
 mod error;
 mod font;
 mod layout;
+mod pages;
 mod picture;
 mod png;
 mod style;
@@ -113,6 +134,8 @@ mod text;
 
 #[cfg(test)]
 mod bench_flow;
+#[cfg(test)]
+mod harness_flows;
 #[cfg(test)]
 mod hostile_flow;
 #[cfg(test)]
@@ -124,8 +147,9 @@ pub use botmesh_flow_analyzer::Direction;
 pub use error::Error;
 pub use font::FALLBACK_CHAR;
 pub use layout::{MAX_LAYOUT_ITEMS, Options};
+pub use pages::{DEFAULT_MAX_SIZE, Framed, MAX_MAX_SIZE, MIN_MAX_SIZE, Page, Paging};
 pub use picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
-pub use png::{MAX_PIXELS, MAX_SIDE};
+pub use png::{MAX_FLOOR_PIXELS, MAX_PIXELS, MAX_SIDE, TEXT_FLOOR};
 pub use svg::FONT_FAMILY;
 
 /// Lays out a graph (from [`botmesh_flow_analyzer::describe`]).
@@ -139,7 +163,7 @@ pub fn layout(graph: &Graph<'_>, options: &Options) -> Result<Picture, Error> {
 impl Picture {
     /// The picture as a standalone SVG document.
     pub fn to_svg(&self) -> Result<String, Error> {
-        Ok(svg::write_svg(font::font()?, self))
+        Ok(svg::write_svg(font::font()?, self, None))
     }
 
     /// The picture as a PNG, `scale` pixels per unit (drawn smaller when it would have more

@@ -73,8 +73,11 @@ pub enum Shape {
     Rect,
     /// A hexagon: `branch` (a decision).
     Hexagon,
-    /// A stadium (round ends): `end`, `handoff` and the implicit `(end)`.
+    /// A stadium (round ends): `end` and the implicit `(end)`.
     Stadium,
+    /// An octagon, like a stop sign, in the failure colour: `handoff` (the bot gives up and a
+    /// person takes over).
+    Octagon,
     /// A rectangle with a double line at each side: `subflow`.
     Subroutine,
     /// A parallelogram: `ask` (a question).
@@ -88,7 +91,8 @@ impl Shape {
     pub fn of_kind(kind: &str) -> Self {
         match kind {
             "branch" => Self::Hexagon,
-            "end" | "handoff" | botmesh_flow_analyzer::IMPLICIT_END => Self::Stadium,
+            "end" | botmesh_flow_analyzer::IMPLICIT_END => Self::Stadium,
+            "handoff" => Self::Octagon,
             "subflow" => Self::Subroutine,
             "ask" => Self::Parallelogram,
             "buttons" | "list" => Self::Choice,
@@ -99,7 +103,7 @@ impl Shape {
     /// Extra width the outline needs beside the text box, for a box `height` high.
     pub(crate) fn extra_width(self, height: i64) -> i64 {
         match self {
-            Self::Hexagon | Self::Parallelogram => height / 2,
+            Self::Hexagon | Self::Parallelogram | Self::Octagon => height / 2,
             Self::Stadium => height / 2,
             Self::Subroutine => 16,
             Self::Rect | Self::Choice => 0,
@@ -127,8 +131,13 @@ pub struct DrawnNode {
 /// One drawn edge: a polyline from its source's outline to its target's, arrow at the end.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DrawnEdge {
-    /// The edge kind (`call` edges are dashed).
+    /// The edge kind (`call` and `return` edges are dashed, `retry-exhausted` edges drawn in
+    /// the failure colour).
     pub kind: EdgeKind,
+    /// The source node (index in [`Picture::nodes`]).
+    pub from: usize,
+    /// The target node (index in [`Picture::nodes`]).
+    pub to: usize,
     /// The points, source end first; the last point is the arrow's tip.
     pub points: Vec<(i64, i64)>,
     /// The index of its label in [`Picture::labels`], if it has one.
@@ -168,7 +177,8 @@ pub struct Picture {
     pub clusters: Vec<DrawnCluster>,
     /// Nodes.
     pub nodes: Vec<DrawnNode>,
-    /// Edges.
+    /// Edges: those between two nodes in document order (by source step, then button, row
+    /// or case order), then the self-loops.
     pub edges: Vec<DrawnEdge>,
     /// Edge labels.
     pub labels: Vec<DrawnLabel>,

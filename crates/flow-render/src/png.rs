@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use botmesh_flow_analyzer::EdgeKind;
 use tiny_skia::{
     Color, FillRule, LineCap, LineJoin, Mask, Paint, PathBuilder, Pixmap, Stroke, StrokeDash,
     Transform,
@@ -13,13 +12,29 @@ use tiny_skia::{
 use crate::error::Error;
 use crate::font::Font;
 use crate::layout::{LABEL_FONT, LABEL_LINE, LABEL_PAD, NODE_FONT, NODE_LINE};
-use crate::picture::{Picture, Shape};
-use crate::style::{Rgb, arrow_head, baselines, corner_radius, family, palette, polygon};
+use crate::picture::{Picture, Rect, Shape};
+use crate::style::{
+    Rgb, arrow_head, baselines, corner_radius, dashed, edge_color, family, palette, polygon,
+};
 
-/// The most pixels a PNG may have (a larger picture is drawn at a smaller scale).
+/// The most pixels a PNG is shrunk to fit (a larger picture is drawn at a smaller scale, but
+/// never with text below [`TEXT_FLOOR`]).
 pub const MAX_PIXELS: u64 = 4_000_000;
-/// The longest side of a PNG, in pixels (MCP clients refuse larger images).
+/// The longest side a PNG is shrunk to fit, in pixels (MCP clients refuse larger images; never
+/// below [`TEXT_FLOOR`] either).
 pub const MAX_SIDE: u32 = 8000;
+/// The most pixels of any PNG drawn, at the text floor (about 400 MB of pixels): a larger
+/// picture is refused with [`Error::TooLarge`] (its SVG, or the tool's pages, draw it).
+pub const MAX_FLOOR_PIXELS: u64 = 100_000_000;
+/// The smallest text of a PNG, in pixels at the size it is delivered: edge labels and cluster
+/// titles (12 units) are never drawn smaller, so no picture is shrunk below `10 / 12` pixels
+/// per unit.
+pub const TEXT_FLOOR: f32 = 10.0;
+
+/// The smallest scale a PNG is drawn at: its smallest text at [`TEXT_FLOOR`] pixels.
+pub(crate) fn floor_scale() -> f32 {
+    TEXT_FLOOR / crate::layout::LABEL_FONT as f32
+}
 
 fn paint(rgb: Rgb) -> Paint<'static> {
     let mut paint = Paint::default();
@@ -80,6 +95,8 @@ struct GlyphMask {
 /// times, and a tiny-skia draw call per character costs more than the blending).
 struct Glyphs {
     scale: f32,
+    /// The device pixel of the picture's origin (a page starts inside the picture).
+    origin: (i32, i32),
     color: Rgb,
     /// (glyph, text size) → the glyph's mask, `None` for a glyph without an outline.
     cache: BTreeMap<(u16, i64), Option<GlyphMask>>,
@@ -147,11 +164,11 @@ impl Glyphs {
     ) {
         let unit = size as f32 / font.units_per_em as f32;
         let mut pen = start;
-        let y = (baseline as f32 * self.scale).round() as i32;
+        let y = (baseline as f32 * self.scale).round() as i32 - self.origin.1;
         let color = self.color;
         for c in text.chars() {
             let (glyph, advance) = font.glyph(c);
-            let x = (pen * self.scale).round() as i32;
+            let x = (pen * self.scale).round() as i32 - self.origin.0;
             if let Some(glyph) = glyph
                 && let Some(drawn) = self.draw(font, glyph, size)
             {
@@ -244,20 +261,82 @@ fn rounded_rect(x: f32, y: f32, w: f32, h: f32, r: f32) -> Option<tiny_skia::Pat
 }
 
 /// The scale a picture is drawn at: `scale`, or less when the PNG would have more than
-/// [`MAX_PIXELS`] pixels or a side longer than [`MAX_SIDE`].
+/// [`MAX_PIXELS`] pixels or a side longer than [`MAX_SIDE`], but never below the text floor.
 pub(crate) fn fit_scale(picture: &Picture, scale: f32) -> f32 {
     let (w, h) = (picture.width.max(1) as f64, picture.height.max(1) as f64);
     let scale = f64::from(scale);
     let by_area = (MAX_PIXELS as f64 / (w * h)).sqrt();
     let by_side = f64::from(MAX_SIDE) / w.max(h);
-    scale.min(by_area).min(by_side) as f32
+    (scale.min(by_area).min(by_side) as f32).max(floor_scale().min(scale as f32))
 }
 
-/// Draws the picture at `scale` (1 = one pixel per unit) and encodes it as PNG.
+/// What a PNG draws: the whole picture, a region of it, and whether text is drawn.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct View {
+    /// The region of the picture drawn, in picture units.
+    pub(crate) region: Rect,
+    /// Pixels per unit.
+    pub(crate) scale: f32,
+    /// False for an overview: shapes and lines only, no text.
+    pub(crate) text: bool,
+}
+
+/// Draws the whole picture at `scale` (1 = one pixel per unit, shrunk to fit as
+/// [`fit_scale`] says) and encodes it as PNG.
 pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Vec<u8>, Error> {
     let scale = fit_scale(picture, scale);
-    let width = (picture.width as f32 * scale).floor().max(1.0) as u32;
-    let height = (picture.height as f32 * scale).floor().max(1.0) as u32;
+    let region = Rect {
+        x: 0,
+        y: 0,
+        width: picture.width,
+        height: picture.height,
+    };
+    let pixmap = draw(
+        font,
+        picture,
+        View {
+            region,
+            scale,
+            text: true,
+        },
+        &Overlay::default(),
+    )?;
+    encode(&pixmap)
+}
+
+/// The size in pixels of a view.
+pub(crate) fn view_size(view: &View) -> (u32, u32) {
+    (
+        (view.region.width as f32 * view.scale).floor().max(1.0) as u32,
+        (view.region.height as f32 * view.scale).floor().max(1.0) as u32,
+    )
+}
+
+/// What an overview draws over the picture, in device pixels.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Overlay {
+    /// Frames (the pages).
+    pub(crate) frames: Vec<Rect>,
+    /// Text centred on `x` with its baseline at `y`: (x, y, size, text).
+    pub(crate) numbers: Vec<(i64, i64, i64, String)>,
+}
+
+/// Draws a view of the picture, then an overlay, into a pixmap.
+pub(crate) fn draw(
+    font: &Font,
+    picture: &Picture,
+    view: View,
+    overlay: &Overlay,
+) -> Result<Pixmap, Error> {
+    let scale = view.scale;
+    let (width, height) = view_size(&view);
+    if u64::from(width) * u64::from(height) > MAX_FLOOR_PIXELS {
+        return Err(Error::TooLarge { width, height });
+    }
+    let origin = (
+        (view.region.x as f32 * scale).round() as i32,
+        (view.region.y as f32 * scale).round() as i32,
+    );
     let colors = palette(picture.theme);
     let [r, g, b] = colors.background;
     // The background written once (not zeroed, then filled).
@@ -267,9 +346,17 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             Pixmap::from_vec([r, g, b, 255].repeat(pixels), size)
         })
         .ok_or(Error::TooLarge { width, height })?;
-    let t = Transform::from_scale(scale, scale);
+    let t = Transform::from_row(
+        scale,
+        0.0,
+        0.0,
+        scale,
+        -(origin.0 as f32),
+        -(origin.1 as f32),
+    );
     let mut glyphs = Glyphs {
         scale,
+        origin,
         color: colors.text,
         cache: BTreeMap::new(),
     };
@@ -277,8 +364,20 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
         width: 1.0,
         ..Stroke::default()
     };
+    // What lies outside the view is not drawn (a page of a long flow draws a few of its
+    // steps), with a margin for strokes and arrow heads.
+    let region = view.region;
+    let seen = |r: &Rect| {
+        r.x - 8 < region.right()
+            && region.x < r.right() + 8
+            && r.y - 8 < region.bottom()
+            && region.y < r.bottom() + 8
+    };
     for cluster in &picture.clusters {
         let rect = cluster.rect;
+        if !seen(&rect) {
+            continue;
+        }
         if let Some(path) = rounded_rect(
             rect.x as f32,
             rect.y as f32,
@@ -296,6 +395,9 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             pixmap.stroke_path(&path, &paint(colors.cluster_stroke), &thin, t, None);
         }
         let baseline = baselines(font, rect.y + 3, LABEL_LINE, 1, LABEL_LINE, LABEL_FONT)[0];
+        if !view.text {
+            continue;
+        }
         glyphs.line(
             &mut pixmap,
             font,
@@ -305,8 +407,21 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             LABEL_FONT,
         );
     }
-    let edge_paint = paint(colors.edge);
     for edge in &picture.edges {
+        let (mut x0, mut y0, mut x1, mut y1) = (i64::MAX, i64::MAX, i64::MIN, i64::MIN);
+        for &(x, y) in &edge.points {
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+        }
+        let bounds = Rect {
+            x: x0,
+            y: y0,
+            width: x1.saturating_sub(x0),
+            height: y1.saturating_sub(y0),
+        };
+        if edge.points.is_empty() || !seen(&bounds) {
+            continue;
+        }
+        let edge_paint = paint(edge_color(&colors, edge.kind));
         let mut path = PathBuilder::new();
         for (i, &(x, y)) in edge.points.iter().enumerate() {
             if i == 0 {
@@ -321,7 +436,7 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             line_join: LineJoin::Miter,
             ..Stroke::default()
         };
-        if edge.kind == EdgeKind::Call {
+        if dashed(edge.kind) {
             stroke.dash = StrokeDash::new(vec![5.0, 4.0], 0.0);
         }
         if let Some(path) = path.finish() {
@@ -333,6 +448,9 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
     }
     for label in &picture.labels {
         let rect = label.rect;
+        if !seen(&rect) {
+            continue;
+        }
         if let Some(path) = rounded_rect(
             rect.x as f32,
             rect.y as f32,
@@ -344,6 +462,9 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
         }
         let band = (rect.y + LABEL_PAD, rect.height - 2 * LABEL_PAD);
         let center = rect.x + rect.width / 2;
+        if !view.text {
+            continue;
+        }
         glyphs.centred_lines(
             &mut pixmap,
             font,
@@ -355,6 +476,9 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
     }
     for node in &picture.nodes {
         let rect = node.rect;
+        if !seen(&rect) {
+            continue;
+        }
         let (fill, stroke) = colors.node[family(node.shape)];
         let outline = match polygon(node.shape, rect.x, rect.y, rect.width, rect.height) {
             Some(points) => polygon_path(&points),
@@ -382,6 +506,9 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
         }
         let center = rect.x + rect.width / 2;
         let band = (rect.y, rect.height);
+        if !view.text {
+            continue;
+        }
         glyphs.centred_lines(
             &mut pixmap,
             font,
@@ -391,7 +518,44 @@ pub(crate) fn write_png(font: &Font, picture: &Picture, scale: f32) -> Result<Ve
             (NODE_LINE, NODE_FONT),
         );
     }
-    encode(&pixmap)
+    // Marks are placed in device pixels: drawn at scale 1 from the origin.
+    let mut marker = Glyphs {
+        scale: 1.0,
+        origin: (0, 0),
+        color: colors.text,
+        cache: BTreeMap::new(),
+    };
+    let frame = Stroke {
+        width: 2.0,
+        ..Stroke::default()
+    };
+    for r in &overlay.frames {
+        if let Some(path) = rounded_rect(
+            r.x as f32 + 1.0,
+            r.y as f32 + 1.0,
+            (r.width - 2).max(1) as f32,
+            (r.height - 2).max(1) as f32,
+            0.0,
+        ) {
+            let paint = paint(colors.failure);
+            pixmap.stroke_path(&path, &paint, &frame, Transform::identity(), None);
+        }
+    }
+    for (x, baseline, size, text) in &overlay.numbers {
+        let start = centred(font, text, *x, *size);
+        marker.line(&mut pixmap, font, text, start, *baseline, *size);
+    }
+    Ok(pixmap)
+}
+
+/// PNG bytes of a view (see [`draw`]).
+pub(crate) fn write_view(
+    font: &Font,
+    picture: &Picture,
+    view: View,
+    overlay: &Overlay,
+) -> Result<Vec<u8>, Error> {
+    encode(&draw(font, picture, view, overlay)?)
 }
 
 /// The length of the IDAT chunks the compressed pixels are split into (PNG allows at most
@@ -402,7 +566,7 @@ const IDAT_CHUNK: usize = 1 << 30;
 /// colours are the plain ones), every row `Sub`-filtered (pictures are mostly flat runs, which
 /// become runs of zeros) and compressed with `fdeflate` (the fast zero-run compressor the
 /// `png` crate uses for its fastest level), in one pass over the pixels.
-fn encode(pixmap: &Pixmap) -> Result<Vec<u8>, Error> {
+pub(crate) fn encode(pixmap: &Pixmap) -> Result<Vec<u8>, Error> {
     let png_error = |error: std::io::Error| Error::Png(error.to_string());
     let (width, height) = (pixmap.width(), pixmap.height());
     let mut filtered = vec![0u8; width as usize * 3 + 1];

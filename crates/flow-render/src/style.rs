@@ -1,5 +1,7 @@
 //! Colours and text placement shared by the SVG and PNG writers.
 
+use botmesh_flow_analyzer::EdgeKind;
+
 use crate::font::Font;
 use crate::picture::{Shape, Theme};
 
@@ -14,8 +16,10 @@ pub(crate) struct Palette {
     pub(crate) label_fill: Rgb,
     pub(crate) cluster_fill: Rgb,
     pub(crate) cluster_stroke: Rgb,
+    /// Lines of a failure path (`retry-exhausted` edges).
+    pub(crate) failure: Rgb,
     /// Fill and stroke of a node, by shape family.
-    pub(crate) node: [(Rgb, Rgb); 4],
+    pub(crate) node: [(Rgb, Rgb); 5],
 }
 
 /// The palette of a theme.
@@ -28,11 +32,13 @@ pub(crate) fn palette(theme: Theme) -> Palette {
             label_fill: [0xf2, 0xf2, 0xf2],
             cluster_fill: [0xfb, 0xfb, 0xec],
             cluster_stroke: [0xaa, 0xaa, 0x33],
+            failure: [0xc6, 0x28, 0x28],
             node: [
                 ([0xec, 0xec, 0xff], [0x93, 0x70, 0xdb]),
                 ([0xff, 0xf4, 0xd6], [0xc9, 0x96, 0x00]),
                 ([0xe3, 0xf4, 0xe8], [0x3f, 0x8f, 0x55]),
                 ([0xe6, 0xf0, 0xfb], [0x3f, 0x76, 0xbf]),
+                ([0xfd, 0xe4, 0xe4], [0xc6, 0x28, 0x28]),
             ],
         },
         Theme::Dark => Palette {
@@ -42,24 +48,41 @@ pub(crate) fn palette(theme: Theme) -> Palette {
             label_fill: [0x33, 0x33, 0x3d],
             cluster_fill: [0x26, 0x26, 0x2e],
             cluster_stroke: [0x8a, 0x8a, 0x55],
+            failure: [0xf0, 0x70, 0x70],
             node: [
                 ([0x2c, 0x2a, 0x40], [0xa4, 0x90, 0xf0]),
                 ([0x3a, 0x32, 0x1c], [0xe0, 0xb0, 0x30]),
                 ([0x1e, 0x38, 0x28], [0x60, 0xc0, 0x7c]),
                 ([0x1e, 0x2e, 0x44], [0x70, 0xa4, 0xe4]),
+                ([0x44, 0x1e, 0x1e], [0xf0, 0x70, 0x70]),
             ],
         },
     }
 }
 
-/// The colour family of a shape: plain, decision, end, question.
+/// The colour family of a shape: plain, decision, end, question, failure (handoff).
 pub(crate) fn family(shape: Shape) -> usize {
     match shape {
         Shape::Hexagon => 1,
         Shape::Stadium => 2,
         Shape::Parallelogram => 3,
+        Shape::Octagon => 4,
         Shape::Rect | Shape::Subroutine | Shape::Choice => 0,
     }
+}
+
+/// The colour of an edge: the failure colour for `retry-exhausted`, else the edge colour.
+pub(crate) fn edge_color(palette: &Palette, kind: EdgeKind) -> Rgb {
+    if kind == EdgeKind::RetryExhausted {
+        palette.failure
+    } else {
+        palette.edge
+    }
+}
+
+/// Whether an edge is dashed: a `call` into a subflow and the `return` from it.
+pub(crate) fn dashed(kind: EdgeKind) -> bool {
+    matches!(kind, EdgeKind::Call | EdgeKind::Return)
 }
 
 /// `#rrggbb`.
@@ -96,6 +119,19 @@ pub(crate) fn polygon(shape: Shape, x: i64, y: i64, w: i64, h: i64) -> Option<Ve
                 (x + w - i, y + h),
                 (x + i, y + h),
                 (x, y + h / 2),
+            ])
+        }
+        Shape::Octagon => {
+            let i = h / 4;
+            Some(vec![
+                (x + i, y),
+                (x + w - i, y),
+                (x + w, y + i),
+                (x + w, y + h - i),
+                (x + w - i, y + h),
+                (x + i, y + h),
+                (x, y + h - i),
+                (x, y + i),
             ])
         }
         Shape::Parallelogram => {

@@ -3,12 +3,12 @@
 
 use std::fmt::Write as _;
 
-use botmesh_flow_analyzer::EdgeKind;
-
 use crate::font::Font;
 use crate::layout::{LABEL_FONT, LABEL_LINE, LABEL_PAD, NODE_FONT, NODE_LINE};
-use crate::picture::{Picture, Shape};
-use crate::style::{arrow_head, baselines, corner_radius, family, hex, palette, polygon};
+use crate::picture::{Picture, Rect, Shape};
+use crate::style::{
+    arrow_head, baselines, corner_radius, dashed, edge_color, family, hex, palette, polygon,
+};
 
 /// The font stack of the SVG: the embedded font's own name, then the fonts with its metrics.
 pub const FONT_FAMILY: &str = "FlowSans, 'Liberation Sans', Arimo, Arial, Helvetica, sans-serif";
@@ -36,22 +36,37 @@ fn points_attr(out: &mut String, points: &[(i64, i64)]) {
     }
 }
 
-/// Writes the picture as a standalone SVG document.
-pub(crate) fn write_svg(font: &Font, picture: &Picture) -> String {
+/// Writes the picture, or the part of it in `region` (its `viewBox`), as a standalone SVG
+/// document.
+pub(crate) fn write_svg(font: &Font, picture: &Picture, region: Option<Rect>) -> String {
     let colors = palette(picture.theme);
     let mut out = String::with_capacity(512 + 400 * (picture.nodes.len() + picture.edges.len()));
-    let (w, h) = (picture.width, picture.height);
+    let region = region.unwrap_or(Rect {
+        x: 0,
+        y: 0,
+        width: picture.width,
+        height: picture.height,
+    });
+    let (x, y, w, h) = (region.x, region.y, region.width, region.height);
     // No kerning: text is measured and the PNG drawn from the advance widths alone, and a
     // browser kerns by default (Liberation Sans has a `kern` feature), which would move glyphs.
     let _ = writeln!(
         out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"{FONT_FAMILY}\" style=\"font-kerning:none\">"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"{x} {y} {w} {h}\" font-family=\"{FONT_FAMILY}\" style=\"font-kerning:none\">"
     );
-    let _ = writeln!(
-        out,
-        "<rect width=\"{w}\" height=\"{h}\" fill=\"{}\"/>",
-        hex(colors.background)
-    );
+    if (x, y) == (0, 0) {
+        let _ = writeln!(
+            out,
+            "<rect width=\"{w}\" height=\"{h}\" fill=\"{}\"/>",
+            hex(colors.background)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" fill=\"{}\"/>",
+            hex(colors.background)
+        );
+    }
     for cluster in &picture.clusters {
         let r = cluster.rect;
         let _ = writeln!(
@@ -74,22 +89,22 @@ pub(crate) fn write_svg(font: &Font, picture: &Picture) -> String {
         escape(&mut out, &cluster.title);
         out.push_str("</text>\n");
     }
-    let edge_color = hex(colors.edge);
     for edge in &picture.edges {
+        let color = hex(edge_color(&colors, edge.kind));
         out.push_str("<polyline points=\"");
         points_attr(&mut out, &edge.points);
         let _ = write!(
             out,
-            "\" fill=\"none\" stroke=\"{edge_color}\" stroke-width=\"1.5\""
+            "\" fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\""
         );
-        if edge.kind == EdgeKind::Call {
+        if dashed(edge.kind) {
             out.push_str(" stroke-dasharray=\"5 4\"");
         }
         out.push_str("/>\n");
         if let Some(head) = arrow_head(&edge.points) {
             out.push_str("<polygon points=\"");
             points_attr(&mut out, &head);
-            let _ = writeln!(out, "\" fill=\"{edge_color}\"/>");
+            let _ = writeln!(out, "\" fill=\"{color}\"/>");
         }
     }
     for label in &picture.labels {

@@ -1,6 +1,8 @@
 //! `botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL] [--theme
-//! light|dark] -o OUT.png|OUT.svg`: draws a flow with the same engine as the `flow_render`
-//! tool. The output format follows the extension of `-o`.
+//! light|dark] [--page N | --focus STEP [--depth D]] [--max-size PX] -o OUT.png|OUT.svg`:
+//! draws a flow with the same engine as the `flow_render` tool: the whole picture in one file
+//! (text never below 10 px), or one page or one step's neighbourhood as the tool draws them.
+//! The output format follows the extension of `-o`.
 //!
 //! Exit codes, as `check`: 0 when the picture was written, 1 when the document or a subflow is
 //! invalid (its issues go to stdout, one a line, and nothing is written), 2 on a usage error, a
@@ -16,13 +18,17 @@ use botmesh_flow_render::{self as render, Options, Theme};
 
 use crate::check::{emit, load, same_file, subflow_files};
 
-const USAGE: &str = "usage: botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL] [--theme light|dark] -o OUT.png|OUT.svg
+const USAGE: &str = "usage: botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL] [--theme light|dark] [--page N | --focus STEP [--depth D]] [--max-size PX] -o OUT.png|OUT.svg
 
 Draws a flow document and the subflows it calls (the flow_render engine).
   --subflows DIR|FILE   subflow documents the file calls (repeatable; a directory
                         contributes its *.json files)
   --direction DIR       TD (or TB, default), LR, BT or RL
   --theme THEME         light (default) or dark
+  --page N              only page N (from 1) of the pages flow_render cuts a
+                        picture larger than --max-size into
+  --focus STEP          only the steps around STEP (--depth edges away, default 2)
+  --max-size PX         the pages' size, 400 to 8000 (default 1568)
   -o, --output FILE     where to write the picture; .png or .svg
 Exit status: 0 written, 1 invalid document, 2 usage error, unreadable/unwritable file
 or a picture too large to draw.";
@@ -33,6 +39,17 @@ enum Format {
     Svg,
 }
 
+/// What part of the picture is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    /// The whole picture, in one file.
+    Whole,
+    /// One page, from 1.
+    Page(usize),
+    /// The steps around a step, at most this many edges away.
+    Focus(String, usize),
+}
+
 #[derive(Debug, PartialEq, Eq)]
 struct Args {
     file: PathBuf,
@@ -40,6 +57,8 @@ struct Args {
     options: Options,
     output: PathBuf,
     format: Format,
+    part: Part,
+    max_size: u32,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -55,6 +74,10 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
     let mut options = Options::default();
     let mut output = None;
     let mut file = None;
+    let mut page = None;
+    let mut focus = None;
+    let mut depth = 2usize;
+    let mut max_size = render::DEFAULT_MAX_SIZE;
     let text = |value: OsString, what: &str| {
         value
             .into_string()
@@ -78,6 +101,43 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
                 options.theme = Theme::parse(&value)
                     .ok_or_else(|| format!("unknown theme {value:?} (expected light or dark)"))?;
             }
+            Long("page") => {
+                let value = text(parser.value().map_err(|e| e.to_string())?, "page")?;
+                page = Some(
+                    value
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|&n| n >= 1)
+                        .ok_or_else(|| {
+                            format!("--page takes a page number from 1, not {value:?}")
+                        })?,
+                );
+            }
+            Long("focus") => {
+                focus = Some(text(parser.value().map_err(|e| e.to_string())?, "step")?)
+            }
+            Long("depth") => {
+                let value = text(parser.value().map_err(|e| e.to_string())?, "depth")?;
+                depth = value
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&d| d <= 10)
+                    .ok_or_else(|| format!("--depth takes 0 to 10, not {value:?}"))?;
+            }
+            Long("max-size") => {
+                let value = text(parser.value().map_err(|e| e.to_string())?, "size")?;
+                max_size = value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|m| (render::MIN_MAX_SIZE..=render::MAX_MAX_SIZE).contains(m))
+                    .ok_or_else(|| {
+                        format!(
+                            "--max-size takes {} to {} pixels, not {value:?}",
+                            render::MIN_MAX_SIZE,
+                            render::MAX_MAX_SIZE
+                        )
+                    })?;
+            }
             Short('o') | Long("output") => {
                 output = Some(PathBuf::from(parser.value().map_err(|e| e.to_string())?))
             }
@@ -99,12 +159,20 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
             ));
         }
     };
+    let part = match (page, focus) {
+        (Some(_), Some(_)) => return Err("--page and --focus exclude each other".to_owned()),
+        (Some(page), None) => Part::Page(page),
+        (None, Some(step)) => Part::Focus(step, depth),
+        (None, None) => Part::Whole,
+    };
     Ok(Command::Render(Args {
         file,
         subflows,
         options,
         output,
         format,
+        part,
+        max_size,
     }))
 }
 
@@ -145,12 +213,38 @@ fn execute(args: &Args) -> Result<Outcome, String> {
         }
         return Ok(Outcome::Invalid(report));
     };
-    let (bytes, size) = match args.format {
-        Format::Svg => (
+    let framed = match &args.part {
+        Part::Whole => None,
+        Part::Page(number) => {
+            let paging = picture.paging(args.max_size);
+            let framed = match picture.fit_within(args.max_size) {
+                // A picture that fits is its own page 1.
+                Some(scale) if *number == 1 => picture.whole(scale),
+                Some(_) => None.ok_or(format!(
+                    "--page {number}: the picture fits in one image, so it has only page 1"
+                ))?,
+                None => picture.page(&paging, *number).ok_or(format!(
+                    "--page {number}: the picture has {} pages",
+                    paging.pages.len()
+                ))?,
+            };
+            Some(framed)
+        }
+        Part::Focus(step, depth) => {
+            let node = picture
+                .nodes
+                .iter()
+                .position(|n| n.id == *step)
+                .ok_or(format!("--focus: there is no step {step:?} in the set"))?;
+            Some(picture.focus(node, *depth, args.max_size))
+        }
+    };
+    let (bytes, size) = match (args.format, &framed) {
+        (Format::Svg, None) => (
             picture.to_svg().map_err(|e| e.to_string())?.into_bytes(),
             (picture.width, picture.height),
         ),
-        Format::Png => {
+        (Format::Png, None) => {
             let scale = picture.default_png_scale();
             let (w, h) = picture.png_size(scale);
             (
@@ -158,6 +252,17 @@ fn execute(args: &Args) -> Result<Outcome, String> {
                 (i64::from(w), i64::from(h)),
             )
         }
+        (Format::Svg, Some(framed)) => (
+            picture
+                .framed_svg(framed)
+                .map_err(|e| e.to_string())?
+                .into_bytes(),
+            (framed.region.width, framed.region.height),
+        ),
+        (Format::Png, Some(framed)) => (
+            picture.framed_png(framed).map_err(|e| e.to_string())?,
+            (i64::from(framed.size.0), i64::from(framed.size.1)),
+        ),
     };
     std::fs::write(&args.output, bytes)
         .map_err(|e| format!("cannot write {}: {}", args.output.display(), e.kind()))?;
@@ -243,9 +348,52 @@ mod tests {
                 },
                 output: PathBuf::from("out.SVG"),
                 format: Format::Svg,
+                part: Part::Whole,
+                max_size: render::DEFAULT_MAX_SIZE,
             }))
         );
         assert_eq!(parse_args(os(&["-h"])), Ok(Command::Help));
+        let Ok(Command::Render(args)) = parse_args(os(&[
+            "f.json",
+            "--focus",
+            "ask",
+            "--depth",
+            "1",
+            "--max-size",
+            "800",
+            "-o",
+            "a.png",
+        ])) else {
+            panic!("parsed")
+        };
+        assert_eq!(
+            (args.part, args.max_size),
+            (Part::Focus("ask".to_owned(), 1), 800)
+        );
+        let Ok(Command::Render(args)) = parse_args(os(&["f.json", "--page", "3", "-o", "a.png"]))
+        else {
+            panic!("parsed")
+        };
+        assert_eq!(args.part, Part::Page(3));
+        for (bad, message) in [
+            (
+                &["--page", "0"][..],
+                "--page takes a page number from 1, not \"0\"",
+            ),
+            (&["--depth", "11"][..], "--depth takes 0 to 10, not \"11\""),
+            (
+                &["--max-size", "100"][..],
+                "--max-size takes 400 to 8000 pixels, not \"100\"",
+            ),
+            (
+                &["--page", "1", "--focus", "a"][..],
+                "--page and --focus exclude each other",
+            ),
+        ] {
+            let mut args = vec!["f.json", "-o", "a.png"];
+            args.extend_from_slice(bad);
+            assert_eq!(parse_args(os(&args)), Err(message.to_owned()));
+        }
     }
 
     #[test]

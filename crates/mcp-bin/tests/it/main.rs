@@ -2,6 +2,9 @@
 //! four): each module spawns the real executable over real pipes, files or sockets, through
 //! the one harness in `util` (the binary's path, a cleaned environment, temporary folders).
 
+// The benchmark flow of flow-render (a long chain with buttons and branches), written once there.
+#[path = "../../../flow-render/src/bench_flow.rs"]
+mod bench_flow;
 mod chat;
 mod check;
 #[cfg(feature = "http")]

@@ -198,3 +198,41 @@ fn a_set_too_large_to_draw_is_one_sentence_on_stderr_writes_nothing_and_exits_2(
     assert_too_large(message, 2);
     assert!(!dir.path().join("big.png").exists());
 }
+
+#[test]
+fn a_page_or_a_focus_of_a_long_flow_is_written_as_flow_render_draws_it() {
+    let long = serde_json::to_string(&crate::bench_flow::benchmark_flow(150)).expect("JSON");
+    let dir = scratch("parts", &[("long.json", &long)]);
+    let output = render(&dir, &["long.json", "--page", "2", "-o", "page.png"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let png = std::fs::read(dir.path().join("page.png")).expect("written");
+    let width = u32::from_be_bytes(png[16..20].try_into().expect("4 bytes"));
+    let height = u32::from_be_bytes(png[20..24].try_into().expect("4 bytes"));
+    assert!(width.max(height) <= 1568, "{width}x{height}");
+    assert!(text(&output.stdout).starts_with(&format!("page.png: {width}x{height} px, 150 nodes")));
+    // The neighbourhood as SVG: the part is the viewBox of the whole picture's markup.
+    let output = render(
+        &dir,
+        &["long.json", "--focus", "step_13", "-o", "focus.svg"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let svg = std::fs::read_to_string(dir.path().join("focus.svg")).expect("written");
+    assert!(!svg.contains("viewBox=\"0 0 "), "{}", &svg[..200]);
+    assert!(svg.contains(">step_13</text>"));
+    // No such page, no such step: exit 2, one sentence naming the flag, nothing written.
+    for (args, start) in [
+        (&["--page", "99"][..], "--page 99: the picture has "),
+        (
+            &["--focus", "nowhere"][..],
+            "--focus: there is no step \"nowhere\"",
+        ),
+    ] {
+        let mut all = vec!["long.json", "-o", "none.png"];
+        all.extend_from_slice(args);
+        let output = render(&dir, &all);
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains(start), "{stderr}");
+        assert!(!dir.path().join("none.png").exists());
+    }
+}

@@ -4,6 +4,7 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Stdio;
 
+use crate::bench_flow::benchmark_flow;
 use crate::hostile_flow::hostile_flow;
 use crate::render::assert_too_large;
 use crate::util::{command, run_with_input};
@@ -275,4 +276,100 @@ fn flow_render_of_a_set_too_large_to_draw_is_an_error_result_and_the_session_goe
         json!({}),
         "the next request is answered"
     );
+}
+
+#[test]
+fn flow_render_of_a_150_step_flow_is_an_overview_then_readable_pages_and_a_focus() {
+    let document = benchmark_flow(150);
+    let call = |id: u32, extra: Value| {
+        let mut arguments = json!({"document": document});
+        for (k, v) in extra.as_object().expect("object") {
+            arguments[k] = v.clone();
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "flow_render", "arguments": arguments}})
+    };
+    let calls = [
+        call(2, json!({})),
+        call(3, json!({"page": 1})),
+        call(4, json!({"page": 2})),
+        call(5, json!({"focus": "step_73", "depth": 1})),
+        call(6, json!({"page": 99})),
+        call(7, json!({"focus": "nowhere"})),
+    ];
+    let input = std::iter::once(INIT.to_owned())
+        .chain(calls.iter().map(Value::to_string))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    let (code, stdout, stderr) = run(&[], &input);
+    assert_eq!(code, 0, "{stderr}");
+    let answers = lines(&stdout);
+    assert_eq!(answers.len(), 7, "{stdout}");
+    let size = |result: &Value| {
+        let data = result["content"][0]["data"].as_str().expect("an image");
+        assert_eq!(result["content"][0]["mimeType"], "image/png");
+        assert!(data.starts_with("iVBORw0KGgo"), "a PNG");
+        let s = &result["structuredContent"];
+        (
+            s["width"].as_u64().expect("width"),
+            s["height"].as_u64().expect("height"),
+        )
+    };
+    // The overview: within 1568 px, the pages counted and listed with their steps.
+    let overview = &answers[1]["result"];
+    let (w, h) = size(overview);
+    assert!(w.max(h) <= 1568, "{w}x{h}");
+    let pages = overview["structuredContent"]["pages"]
+        .as_u64()
+        .expect("pages");
+    assert!(pages >= 2, "{overview}");
+    let listed = overview["structuredContent"]["pageSteps"]
+        .as_array()
+        .expect("pageSteps");
+    assert_eq!(listed.len() as u64, pages);
+    let line = overview["content"][1]["text"].as_str().expect("line");
+    assert!(line.contains("Call again with page: N"), "{line}");
+    // Pages 1 and 2: readable tiles naming their steps and neighbours.
+    for (answer, number) in [(&answers[2], 1), (&answers[3], 2)] {
+        let result = &answer["result"];
+        let (w, h) = size(result);
+        assert!(w.max(h) <= 1568, "{w}x{h}");
+        let s = &result["structuredContent"];
+        assert_eq!(s["page"], number);
+        assert_eq!(s["steps"], listed[number - 1]["steps"]);
+        assert!(!s["steps"].as_array().expect("steps").is_empty());
+        let next = if number == 1 { "below" } else { "above" };
+        assert_eq!(
+            s["neighbours"][next],
+            if number == 1 { 2 } else { 1 },
+            "{s}"
+        );
+    }
+    assert!(
+        answers[2]["result"]["structuredContent"]["steps"]
+            .as_array()
+            .expect("steps")
+            .contains(&json!("step_0"))
+    );
+    // A focus: the step and its neighbours one edge away.
+    let focus = &answers[4]["result"];
+    size(focus);
+    let steps = focus["structuredContent"]["steps"]
+        .as_array()
+        .expect("steps");
+    for id in ["step_72", "step_73", "step_74"] {
+        assert!(steps.contains(&json!(id)), "{id} in {steps:?}");
+    }
+    // Bad page and focus: the caller's fault, one sentence naming the argument.
+    for (answer, start) in [
+        (&answers[5], "page: there is no page 99"),
+        (&answers[6], "focus: "),
+    ] {
+        assert_eq!(answer["result"]["isError"], true, "{answer}");
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .expect("text");
+        assert!(text.starts_with(start), "{text}");
+    }
 }

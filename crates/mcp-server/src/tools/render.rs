@@ -12,6 +12,10 @@ const DOCUMENT: &str = "A botmesh flow document (JSON object, version 2).";
 /// top to bottom).
 const DIRECTIONS: [&str; 5] = ["TD", "TB", "LR", "BT", "RL"];
 
+/// The most `depth` of a `focus` picture, and its default.
+const MAX_DEPTH: u64 = 10;
+const DEFAULT_DEPTH: usize = 2;
+
 pub(super) fn flow_render() -> Tool {
     Tool {
         name: "flow_render",
@@ -21,7 +25,11 @@ pub(super) fn flow_render() -> Tool {
          (branch hexagon, ask parallelogram, end/handoff stadium, subflow double-sided), edges \
          carry their button, row or case labels, loops are drawn back. Returns the image (or the \
          SVG markup as a text item), then one text line, and { valid, issues, format, width, height, \
-         nodes, edges, crossings }. An invalid \
+         nodes, edges, crossings }. A PNG stays within maxSize (default 1568 px) with text never \
+         below 10 px: a flow too large for that comes as an overview (boxes without text, the \
+         pages framed and numbered) listing each page's steps; call again with page: N for a \
+         readable page (it names its steps and the pages next to it), or with focus: a step id \
+         (and depth) for the steps around one step. An invalid \
          document or subflow gives valid: false with its issues (each with source \"document\" \
          or \"subflows/N\") and no picture.",
         scope: Scope::Flow,
@@ -46,6 +54,30 @@ pub(super) fn flow_render() -> Tool {
                     "enum": ["light", "dark"],
                     "default": "light",
                     "description": "Colours: dark lines on white, or light lines on a dark background."
+                },
+                "maxSize": {
+                    "type": "integer",
+                    "minimum": render::MIN_MAX_SIZE,
+                    "maximum": render::MAX_MAX_SIZE,
+                    "default": render::DEFAULT_MAX_SIZE,
+                    "description": "Longest side of the PNG in pixels. A flow that does not fit with its text readable (10 px at least) comes as an overview plus pages."
+                },
+                "page": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "For a flow that needs pages: the page to draw (1-based; the overview lists them). Without it, the overview."
+                },
+                "focus": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "A step id: draw only the steps around it, readable (PNG)."
+                },
+                "depth": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": MAX_DEPTH,
+                    "default": DEFAULT_DEPTH,
+                    "description": "With focus: how many edges away from it a step may be."
                 }
             }),
             &["document"],
@@ -60,7 +92,23 @@ pub(super) fn flow_render() -> Tool {
                 "height": { "type": "integer", "description": "Picture height in pixels (present when valid)." },
                 "nodes": { "type": "integer", "description": "Nodes drawn (present when valid)." },
                 "edges": { "type": "integer", "description": "Edges drawn (present when valid)." },
-                "crossings": { "type": "integer", "description": "Edge crossings in the layout (present when valid)." }
+                "crossings": { "type": "integer", "description": "Edge crossings in the layout (present when valid)." },
+                "pages": { "type": "integer", "description": "Pages of a PNG too large for maxSize (absent when it fits)." },
+                "page": { "type": "integer", "description": "The page drawn (absent for the overview)." },
+                "steps": { "type": "array", "items": { "type": "string" }, "description": "Step ids the image shows (a page or a focus)." },
+                "neighbours": {
+                    "type": "object",
+                    "description": "The pages next to this one.",
+                    "properties": {
+                        "above": { "type": "integer" }, "below": { "type": "integer" },
+                        "left": { "type": "integer" }, "right": { "type": "integer" }
+                    }
+                },
+                "pageSteps": {
+                    "type": "array",
+                    "description": "With the overview: for each page, the step ids it shows.",
+                    "items": { "type": "object", "properties": { "page": { "type": "integer" }, "steps": { "type": "array", "items": { "type": "string" } } } }
+                }
             },
             "required": ["valid", "issues", "format"]
         }),
@@ -104,22 +152,169 @@ pub(super) fn flow_render() -> Tool {
                     json!({ "valid": rendering.valid, "issues": issues, "format": format }).into(),
                 );
             };
-            let (width, height, leading) = if svg {
-                let markup = picture.to_svg().map_err(draw_error)?;
-                (picture.width, picture.height, LeadingContent::Text(markup))
-            } else {
-                let scale = picture.default_png_scale();
-                let png = picture.to_png(scale).map_err(draw_error)?;
-                let (width, height) = picture.png_size(scale);
-                let image = LeadingContent::Image {
-                    data: base64(&png),
-                    mime_type: "image/png",
-                };
-                (i64::from(width), i64::from(height), image)
+            let max_size = arguments
+                .get("maxSize")
+                .and_then(Value::as_u64)
+                .map_or(render::DEFAULT_MAX_SIZE, |m| m as u32);
+            let page = arguments
+                .get("page")
+                .and_then(Value::as_u64)
+                .map(|p| p as usize);
+            let focus = arguments.get("focus").and_then(Value::as_str);
+            let depth = arguments
+                .get("depth")
+                .and_then(Value::as_u64)
+                .map_or(DEFAULT_DEPTH, |d| d as usize);
+            if svg && (page.is_some() || focus.is_some()) {
+                return Err(ToolError(
+                    "page and focus draw PNG images: leave format out or set it to png".to_owned(),
+                ));
+            }
+            if page.is_some() && focus.is_some() {
+                return Err(ToolError(
+                    "page and focus are two ways to pick part of the picture: give one".to_owned(),
+                ));
+            }
+            let mut payload = json!({
+                "valid": true,
+                "issues": issues,
+                "format": format,
+                "nodes": picture.nodes.len(),
+                "edges": picture.edges.len(),
+                "crossings": picture.crossings,
+            });
+            let ids = |nodes: &[usize]| -> Vec<String> {
+                nodes.iter().map(|&n| picture.nodes[n].id.clone()).collect()
             };
+            let png = |bytes: Vec<u8>| LeadingContent::Image {
+                data: base64(&bytes),
+                mime_type: "image/png",
+            };
+            let (width, height, leading, extra) = if svg {
+                let markup = picture.to_svg().map_err(draw_error)?;
+                (
+                    picture.width,
+                    picture.height,
+                    LeadingContent::Text(markup),
+                    String::new(),
+                )
+            } else if let Some(focus) = focus {
+                let Some(node) = picture.nodes.iter().position(|n| n.id == focus) else {
+                    return Err(ToolError(format!(
+                        "focus: there is no step {focus:?} in the document or its subflows"
+                    )));
+                };
+                let framed = picture.focus(node, depth, max_size);
+                let bytes = picture.framed_png(&framed).map_err(draw_error)?;
+                let steps = ids(&framed.nodes);
+                let extra = format!(
+                    " Around step {focus:?}, depth {depth}: {}.",
+                    steps.join(", ")
+                );
+                payload["steps"] = json!(steps);
+                (
+                    i64::from(framed.size.0),
+                    i64::from(framed.size.1),
+                    png(bytes),
+                    extra,
+                )
+            } else if let (Some(scale), None | Some(1)) = (picture.fit_within(max_size), page) {
+                let bytes = picture.to_png(scale).map_err(draw_error)?;
+                let (width, height) = picture.png_size(scale);
+                (
+                    i64::from(width),
+                    i64::from(height),
+                    png(bytes),
+                    String::new(),
+                )
+            } else if picture.fit_within(max_size).is_some() {
+                return Err(ToolError(format!(
+                    "page: the picture fits in one image, so page {} does not exist (only 1)",
+                    page.unwrap_or(0)
+                )));
+            } else {
+                let paging = picture.paging(max_size);
+                payload["pages"] = json!(paging.pages.len());
+                match page {
+                    None => {
+                        let (bytes, size) = picture
+                            .overview_png(&paging, max_size)
+                            .map_err(draw_error)?;
+                        let list: Vec<Value> = paging
+                            .pages
+                            .iter()
+                            .map(|p| json!({ "page": p.number, "steps": ids(&p.nodes) }))
+                            .collect();
+                        let mut extra = format!(
+                            " Too large to read in one image: an overview of {} pages in {} bands (boxes without text, the pages framed and numbered). Call again with page: N.",
+                            paging.pages.len(),
+                            paging.bands
+                        );
+                        for p in &paging.pages {
+                            extra.push_str(&format!(
+                                " Page {}: {}.",
+                                p.number,
+                                span(&ids(&p.nodes))
+                            ));
+                        }
+                        payload["pageSteps"] = Value::Array(list);
+                        (i64::from(size.0), i64::from(size.1), png(bytes), extra)
+                    }
+                    Some(number) => {
+                        let Some(framed) = picture.page(&paging, number) else {
+                            return Err(ToolError(format!(
+                                "page: there is no page {number}; the picture has {} (1 to {})",
+                                paging.pages.len(),
+                                paging.pages.len()
+                            )));
+                        };
+                        let info = &paging.pages[number - 1];
+                        let bytes = picture.framed_png(&framed).map_err(draw_error)?;
+                        let steps = ids(&framed.nodes);
+                        let mut neighbours = serde_json::Map::new();
+                        let mut around = Vec::new();
+                        for (name, value) in [
+                            ("above", info.above),
+                            ("below", info.below),
+                            ("left", info.left),
+                            ("right", info.right),
+                        ] {
+                            if let Some(value) = value {
+                                neighbours.insert(name.to_owned(), json!(value));
+                                around.push(format!("{name} page {value}"));
+                            }
+                        }
+                        let extra = format!(
+                            " Page {number} of {}: {}. Next to it: {}.",
+                            paging.pages.len(),
+                            if steps.is_empty() {
+                                "no step".to_owned()
+                            } else {
+                                steps.join(", ")
+                            },
+                            if around.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                around.join(", ")
+                            }
+                        );
+                        payload["page"] = json!(number);
+                        payload["steps"] = json!(steps);
+                        payload["neighbours"] = Value::Object(neighbours);
+                        (
+                            i64::from(framed.size.0),
+                            i64::from(framed.size.1),
+                            png(bytes),
+                            extra,
+                        )
+                    }
+                }
+            };
+            payload["width"] = json!(width);
+            payload["height"] = json!(height);
             // The text rule: the line carries every fact of the payload.
             let line = format!(
-                "{} of {} ({width}×{height} px): {}, {}, {}; valid, no issues.",
+                "{} of {} ({width}×{height} px): {}, {}, {}; valid, no issues.{extra}",
                 format.to_uppercase(),
                 what(arguments),
                 count(picture.nodes.len(), "node"),
@@ -127,20 +322,20 @@ pub(super) fn flow_render() -> Tool {
                 count(picture.crossings, "crossing"),
             );
             Ok(ToolOutput {
-                payload: json!({
-                    "valid": true,
-                    "issues": issues,
-                    "format": format,
-                    "width": width,
-                    "height": height,
-                    "nodes": picture.nodes.len(),
-                    "edges": picture.edges.len(),
-                    "crossings": picture.crossings,
-                }),
+                payload,
                 text: Some(line),
                 leading: Some(leading),
             })
         }),
+    }
+}
+
+/// `a … z (N steps)` for a page's list in the overview line, or `no step`.
+fn span(steps: &[String]) -> String {
+    match steps {
+        [] => "no step".to_owned(),
+        [one] => one.clone(),
+        [first, .., last] => format!("{first} … {last} ({} steps)", steps.len()),
     }
 }
 
