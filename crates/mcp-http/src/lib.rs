@@ -63,7 +63,7 @@
 //!   [`HttpOptions::metrics_addr`].
 //! - [`HttpOptions::audit_file`]: one JSON line per tool call, written before the answer.
 //! - On Unix, `SIGHUP` re-reads the tokens file (a removed token is refused from the next
-//!   request; a malformed file keeps the old tokens) and reopens the audit file.
+//!   request, a changed token's scopes apply from the next request, in open sessions too; a malformed file keeps the old tokens) and reopens the audit file.
 //! - [`HttpOptions::session_secret_file`]: self-verifying session ids that every instance
 //!   sharing the secret accepts.
 //!

@@ -811,6 +811,9 @@ async fn post(
                 // Work on a copy so concurrent requests of one session do not wait for each
                 // other; a request that changed the state (a repeated `initialize`) stores it back.
                 let mut session = slot.snapshot();
+                // The token's scopes as they are now (a reload may have narrowed them), never
+                // the ones it had when the session opened.
+                session.set_scopes(caller.scopes.clone());
                 let before = session.protocol_revision();
                 let revision = before.unwrap_or(DEFAULT_REVISION);
                 if message.is_array() && revision != BATCH_REVISION {
