@@ -11,8 +11,8 @@
 //! ```
 //!
 //! # What it serves
-//! - `POST <path>` (default `/mcp`) with one JSON-RPC message, or a batch under revision
-//!   2025-03-26, answered as `application/json` (or as a one-event `text/event-stream` when the
+//! - `POST <path>` (default `/mcp`) with one JSON-RPC message, or a batch where the server's
+//!   rule allows one (`botmesh_mcp::accepts_batches`: every revision but 2026-07-28), answered as `application/json` (or as a one-event `text/event-stream` when the
 //!   client accepts only that); only notifications or responses answer `202` with no body.
 //!   `Accept` without JSON or an event stream answers `406`; a `Content-Type` other than
 //!   `application/json` answers `415`.

@@ -35,8 +35,6 @@ const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version
 
 /// The revision assumed when a POST carries no `MCP-Protocol-Version` and no session says more.
 const DEFAULT_REVISION: &str = "2025-03-26";
-/// The only revision under which a POST body may be a batch.
-const BATCH_REVISION: &str = "2025-03-26";
 /// Bodies larger than this run the server with `block_in_place`, so a long tool call does not
 /// hold a runtime worker that other connections need.
 const INLINE_BODY_LIMIT: usize = 64 * 1024;
@@ -703,9 +701,6 @@ async fn post(
     };
     match era {
         Era::Stateless(routing) => {
-            if message.is_array() {
-                return batch_refused();
-            }
             if let Some(reason) = routing.mismatch(&message) {
                 let id = message.get("id").cloned().unwrap_or(Value::Null);
                 let body = json!({
@@ -724,9 +719,6 @@ async fn post(
             let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
             if shared.options.stateless || initialize {
                 let revision = header_revision.unwrap_or(DEFAULT_REVISION);
-                if message.is_array() && revision != BATCH_REVISION {
-                    return batch_refused();
-                }
                 let mut session = if initialize {
                     Session::new()
                 } else {
@@ -797,9 +789,6 @@ async fn post(
                     else {
                         return not_found();
                     };
-                    if message.is_array() && revision != BATCH_REVISION {
-                        return batch_refused();
-                    }
                     session.set_scopes(caller.scopes.clone());
                     let answer = run(shared, &mut session, message, &caller, large);
                     return legacy_reply(answer, reply, None);
@@ -816,9 +805,6 @@ async fn post(
                 session.set_scopes(caller.scopes.clone());
                 let before = session.protocol_revision();
                 let revision = before.unwrap_or(DEFAULT_REVISION);
-                if message.is_array() && revision != BATCH_REVISION {
-                    return batch_refused();
-                }
                 let answer = run(shared, &mut session, message, &caller, large);
                 if session.protocol_revision() != before {
                     slot.store(session);
@@ -840,14 +826,6 @@ fn unsupported_version(value: &str) -> Response<Body> {
         StatusCode::BAD_REQUEST,
         Some("application/json"),
         error_body(-32600, &message, Some(data)),
-    )
-}
-
-fn batch_refused() -> Response<Body> {
-    http_error(
-        StatusCode::BAD_REQUEST,
-        -32600,
-        "invalid request: batches are only accepted under protocol revision 2025-03-26",
     )
 }
 

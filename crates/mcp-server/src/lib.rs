@@ -42,7 +42,7 @@ pub use error::{OptionsError, ServeError};
 pub use options::{ServerOptions, StreamOptions};
 pub use protocol::{
     LATEST_INITIALIZE_REVISION, LATEST_PROTOCOL_REVISION, PROTOCOL_REVISIONS, SERVER_NAME,
-    SERVER_TITLE, SERVER_VERSION, meta,
+    SERVER_TITLE, SERVER_VERSION, accepts_batches, meta,
 };
 pub use serve::{run_stdio, serve_stream};
 pub use server::{McpServer, Session, create_mcp_server};

@@ -90,6 +90,30 @@ impl Session {
             .is_none_or(|scopes| scopes.contains(&scope))
     }
 
+    /// The revision this session's messages are served under, for the batch rule: 2026-07-28
+    /// for a stateless session, else the negotiated one (the newest before `initialize`).
+    fn batch_revision(&self) -> &'static str {
+        if self.stateless {
+            crate::LATEST_PROTOCOL_REVISION
+        } else {
+            self.result_revision().as_str()
+        }
+    }
+
+    /// `-32600` for a batch this session's revision does not accept ([`crate::accepts_batches`]).
+    fn refuse_batch(&self) -> Option<Response> {
+        let revision = self.batch_revision();
+        (!crate::accepts_batches(revision)).then(|| {
+            Response::error(
+                None,
+                ErrorObject::new(
+                    codes::INVALID_REQUEST,
+                    format!("invalid request: batches are not accepted under revision {revision}"),
+                ),
+            )
+        })
+    }
+
     /// The revision a legacy result is shaped for: the negotiated one, else the newest
     /// `initialize` revision (a request before `initialize` is served, leniently, as under it).
     fn result_revision(&self) -> Revision {
@@ -193,14 +217,31 @@ impl McpServer {
     }
 
     /// Handles one parsed message (object) or batch (array); `None` when nothing is owed.
+    ///
+    /// A batch the session's revision does not accept ([`crate::accepts_batches`]) answers
+    /// `-32600` as a whole.
     pub fn handle_value(&self, session: &mut Session, message: Value) -> Option<Value> {
+        if message.is_array()
+            && let Some(refused) = session.refuse_batch()
+        {
+            return Some(refused.to_value());
+        }
         botmesh_jsonrpc::process_value(message, &mut |message| {
             self.handle_message(session, message)
         })
     }
 
     /// Handles one message given as text; returns the compact answer (no newline), or `None`.
+    /// The batch rule is [`McpServer::handle_value`]'s.
     pub fn handle_text(&self, session: &mut Session, text: &str) -> Option<String> {
+        // JSON whitespace is all serde_json skips before a value: a `[` after it is an array.
+        if text
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .starts_with('[')
+            && let Some(refused) = session.refuse_batch()
+        {
+            return Some(refused.to_line());
+        }
         botmesh_jsonrpc::process_text(text, &mut |message| self.handle_message(session, message))
     }
 

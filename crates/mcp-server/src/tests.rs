@@ -1146,3 +1146,50 @@ fn base64_matches_rfc_4648_test_vectors() {
         assert_eq!(crate::tools::base64(input.as_bytes()), output);
     }
 }
+
+/// The batch rule (`accepts_batches`) holds for `handle_value` and `handle_text` alike: a
+/// batch is answered before and after `initialize` at every revision, and refused as a whole
+/// (`-32600`, no id) in a stateless session.
+#[test]
+fn batches_follow_the_revision_rule_on_every_entry_point() {
+    let server = test_server();
+    let batch = json!([
+        { "jsonrpc": "2.0", "id": 1, "method": "ping" },
+        { "jsonrpc": "2.0", "id": 2, "method": "tools/list" }
+    ]);
+    let mut fresh = Session::new();
+    let answer = server
+        .handle_value(&mut fresh, batch.clone())
+        .expect("answer");
+    assert_eq!(answer.as_array().map(Vec::len), Some(2), "{answer}");
+    for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut session = Session::new();
+        server.handle_text(&mut session, &init(revision, 0));
+        assert!(crate::accepts_batches(revision));
+        let answer = server
+            .handle_value(&mut session, batch.clone())
+            .expect("answer");
+        assert_eq!(
+            answer.as_array().map(Vec::len),
+            Some(2),
+            "{revision}: {answer}"
+        );
+        let text = server
+            .handle_text(&mut session, &format!(" \n{batch}"))
+            .expect("answer");
+        assert!(text.starts_with('['), "{revision}: {text}");
+    }
+    let mut stateless = Session::stateless();
+    let refused = server
+        .handle_value(&mut stateless, batch.clone())
+        .expect("answer");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["id"], Value::Null);
+    let text = server
+        .handle_text(&mut stateless, &format!("\t{batch}"))
+        .expect("answer");
+    let text: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(text, refused, "both entry points answer the same");
+    assert!(!crate::accepts_batches(crate::LATEST_PROTOCOL_REVISION));
+    assert!(!crate::accepts_batches("2027-01-01"));
+}
