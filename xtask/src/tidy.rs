@@ -5,6 +5,9 @@
 //!   a new arrow is a decision, not an accident;
 //! - no stable item of `botmesh_mcp` mentions a type reachable only through `internal`, and
 //!   `botmesh-mcp-http` uses no `internal` item (`stable_api.rs`);
+//! - `botmesh-mcp-http` carries messages and makes no protocol decision: its sources never look
+//!   into a JSON-RPC message or answer (`method`, `params`, `id`, `result`, `error`, a JSON
+//!   pointer), they ask `botmesh_mcp` (`McpServer::plan`, `McpServer::serve`);
 //! - every Rust file starts with a `//!` comment saying what it is for;
 //! - no test is marked to expect a panic or to be skipped, also through `cfg_attr` (a test that
 //!   cannot fail, or does not run, is a defect);
@@ -84,6 +87,7 @@ pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
         let text = std::fs::read_to_string(&file)?;
         let shown = shown(root, &file);
         problems.extend(file_problems(&shown, &text));
+        problems.extend(transport_problems(&shown, &text));
         problems.extend(step_kind_problems(&shown, &text));
         problems.extend(limit_problems(&shown, &text, &architecture));
     }
@@ -242,6 +246,35 @@ fn file_problems(path: &str, text: &str) -> Vec<String> {
     problems
 }
 
+/// The HTTP transport's sources (its tests may read answers).
+const TRANSPORT_SOURCES: &str = "crates/mcp-http/src/";
+
+/// A line of the HTTP transport's sources that looks into a JSON-RPC message or answer: a
+/// protocol decision made outside `botmesh_mcp`.
+fn transport_problems(path: &str, text: &str) -> Vec<String> {
+    if !path.starts_with(TRANSPORT_SOURCES) {
+        return Vec::new();
+    }
+    let keys = ["method", "params", "id", "result", "error"];
+    let mut problems = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            continue;
+        }
+        let looks = keys.iter().any(|key| {
+            code.contains(&format!(".get(\"{key}\")")) || code.contains(&format!("[\"{key}\"]"))
+        }) || code.contains(".pointer(");
+        if looks {
+            problems.push(format!(
+                "{path}:{}: the HTTP transport reads a JSON-RPC message or answer here: ask botmesh_mcp (McpServer::plan, McpServer::serve) instead",
+                index + 1
+            ));
+        }
+    }
+    problems
+}
+
 /// The file that declares the step kinds.
 const STEP_SHAPES: &str = "crates/flow-schema/src/model.rs";
 
@@ -362,6 +395,21 @@ mod tests {
         "#]]
         .assert_eq(&(file_problems("src/a.rs", &text).join("\n") + "\n"));
         assert!(file_problems("src/b.rs", "//! Fine.\nfn main() {}\n").is_empty());
+    }
+
+    #[test]
+    fn the_http_transport_may_not_look_into_messages() {
+        let text = "//! x\nlet m = message.get(\"method\");\n// message.get(\"id\") in a comment\n\
+                    let c = answer.pointer(\"/error/code\");\nlet p = &message[\"params\"];\n\
+                    let h = headers.get(\"mcp-method\");\n";
+        expect_test::expect![[r#"
+            crates/mcp-http/src/service.rs:2: the HTTP transport reads a JSON-RPC message or answer here: ask botmesh_mcp (McpServer::plan, McpServer::serve) instead
+            crates/mcp-http/src/service.rs:4: the HTTP transport reads a JSON-RPC message or answer here: ask botmesh_mcp (McpServer::plan, McpServer::serve) instead
+            crates/mcp-http/src/service.rs:5: the HTTP transport reads a JSON-RPC message or answer here: ask botmesh_mcp (McpServer::plan, McpServer::serve) instead
+        "#]]
+        .assert_eq(&(transport_problems("crates/mcp-http/src/service.rs", text).join("\n") + "\n"));
+        assert!(transport_problems("crates/mcp-http/tests/it/main.rs", text).is_empty());
+        assert!(transport_problems("crates/mcp-server/src/exchange.rs", text).is_empty());
     }
 
     #[test]

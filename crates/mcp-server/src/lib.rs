@@ -30,6 +30,7 @@
 mod args;
 mod catalogue;
 mod error;
+mod exchange;
 mod options;
 mod protocol;
 mod serve;
@@ -39,6 +40,7 @@ mod tools;
 
 pub use catalogue::Scope;
 pub use error::{OptionsError, ServeError};
+pub use exchange::{CallOutcome, Plan, Route, RoutingHeaders, Served, ToolCall, UNKNOWN_TOOL};
 pub use options::{ServerOptions, StreamOptions};
 pub use protocol::{
     LATEST_INITIALIZE_REVISION, LATEST_PROTOCOL_REVISION, PROTOCOL_REVISIONS, SERVER_NAME,

@@ -58,6 +58,10 @@ pub mod meta {
 /// JSON-RPC codes are `botmesh_jsonrpc::codes`; this one is MCP's).
 pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
+/// MCP 2026-07-28's error code for routing headers that do not repeat the body
+/// ([`crate::RoutingHeaders`]).
+pub(crate) const HEADER_MISMATCH: i64 = -32020;
+
 /// How long a client may cache `server/discover` and `tools/list` (the list never changes while
 /// the process runs).
 pub(crate) const LIST_TTL_MS: u64 = 300_000;
@@ -81,6 +85,10 @@ impl Revision {
     ];
 
     pub(crate) const LATEST: Revision = Revision::V2025_11_25;
+
+    /// The revision a Streamable HTTP request without `MCP-Protocol-Version` is served under,
+    /// when no session says more (the transport spec's assumption).
+    pub(crate) const WITHOUT_HEADER: Revision = Revision::V2025_03_26;
 
     pub(crate) const fn as_str(self) -> &'static str {
         match self {
