@@ -188,8 +188,8 @@ pub fn create_mcp_server(options: ServerOptions) -> Result<McpServer, OptionsErr
 }
 
 impl McpServer {
-    /// A server with a catalogue of the caller's choosing (tests register their own tools);
-    /// reached from outside through [`crate::internal::server_with_catalogue`].
+    /// A server with a catalogue of the caller's choosing (tests register their own tools).
+    #[cfg(test)]
     pub(crate) fn with_catalogue(
         catalogue: Catalogue,
         docs: Option<DocsIndex>,
@@ -273,8 +273,8 @@ impl McpServer {
         botmesh_jsonrpc::process_text(text, &mut |message| self.handle_message(session, message))
     }
 
-    /// Handles one classified message; `None` for notifications. Reached from outside through
-    /// [`crate::internal::handle_message`] (its types are the framing's).
+    /// Handles one classified message; `None` for notifications (what `serve_stream` calls on
+    /// the messages the framing classified).
     pub(crate) fn handle_message(
         &self,
         session: &mut Session,

@@ -1,6 +1,6 @@
 //! In-process tests: transcripts through `serve_stream`, and the rules each revision relies on.
 
-use crate::internal::{Tool, ToolError, ToolOutput};
+use crate::catalogue::{Tool, ToolError, ToolOutput};
 use crate::{McpServer, OptionsError, Scope, ServerOptions, Session, StreamOptions, serve_stream};
 
 /// A server from options that are known to be valid.
