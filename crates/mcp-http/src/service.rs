@@ -1,11 +1,14 @@
-//! One HTTP request: the checks in order, then the server's answer.
+//! One HTTP request in three stages: admission (headers only), reading and parsing the body,
+//! serving (the server decides, this module carries).
 //!
 //! Order: `GET /healthz`, `GET /readyz` (no other check) → `Host`/`Origin` (403) → `GET /metrics`
 //! (behind the bearer token when tokens are on) → path (404) → `OPTIONS` (CORS preflight, before
 //! auth) → bearer token (401) → rate limit (429) → per-token concurrency (429) → method (405) →
-//! `Accept` (406) / `Content-Type` (415) → `MCP-Protocol-Version` (400) → body budget (503,
-//! before a byte of the body is read) → body (413/408) → JSON (400) → session (400/404) →
-//! server. Everything up to the budget is decided from the headers alone.
+//! `Accept` (406) / `Content-Type` (415) / `Content-Length` (400, 413) → body budget (503,
+//! before a byte of the body is read) → body (413/408) → JSON (400) → `McpServer::plan`: an
+//! unsupported `MCP-Protocol-Version` (400) → session from the store (400/404) →
+//! `McpServer::serve`. Everything up to the budget is decided from the headers alone; nothing
+//! here looks into a JSON-RPC message or answer (`cargo xtask tidy` holds it).
 use crate::HttpOptions;
 use crate::audit::{AuditFile, AuditLine};
 use crate::guard::Guard;
