@@ -8,7 +8,7 @@
 # Installs into git-ignored folders (tools/clients/node_modules, tools/clients/.venv); builds
 # nothing unless the release binary is missing. Quiet on success apart from one line per client.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/../lib.sh"
 
 # The revision each client must settle on: the TypeScript SDK 1.x only knows initialize; the
 # Python SDK 2.x probes server/discover first and must settle on 2026-07-28 (a silent fall-back
@@ -16,11 +16,7 @@ cd "$(dirname "$0")/../.."
 TS_EXPECT=2025-11-25
 PY_EXPECT=2026-07-28
 
-target="${CARGO_TARGET_DIR:-target}"
-case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
-bin="$target/release/botmesh-mcp"
-# Always build: cargo does nothing when the binary is fresh, and a part run alone must not test a stale one.
-cargo build --release --locked -q -p botmesh-mcp-cli
+build_release
 
 bash tools/clients/setup.sh
 node tools/clients/ts-client.mjs --expect "$TS_EXPECT" -- "$bin"

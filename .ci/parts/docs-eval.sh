@@ -5,11 +5,11 @@
 # Prints the harness's tables (all queries, odd and even halves, BM25 baseline); fails below the
 # floors in xtask/src/docs_eval.rs. Needs only python3 (the harness is stdlib).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/../lib.sh"
 
 command -v python3 >/dev/null || { echo "docs-eval.sh: python3 is not installed" >&2; exit 1; }
 eval_dir="${BOTMESH_DOCS_EVAL:-../shared/eval/docs-search}"
 [ -f "$eval_dir/eval.py" ] || { echo "docs-eval.sh: no harness at $eval_dir/eval.py" >&2; exit 1; }
 
-cargo build --release --locked -p botmesh-mcp-cli
-cargo xtask docs-eval --eval "$eval_dir" --binary target/release/botmesh-mcp --check
+build_release
+cargo xtask docs-eval --eval "$eval_dir" --binary "$bin" --check

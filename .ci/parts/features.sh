@@ -4,7 +4,7 @@
 # serves, every HTTP flag and `token` are usage errors saying the build has no HTTP). Debug
 # profile, one crate: the workspace's other crates are already built by `.ci/run`'s test step.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/../lib.sh"
 
 cargo clippy --locked -p botmesh-mcp-cli --no-default-features --all-targets -- -D warnings
 cargo test --locked -p botmesh-mcp-cli --no-default-features

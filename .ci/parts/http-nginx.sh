@@ -5,13 +5,8 @@
 # - during a 10 s load, one instance is killed (SIGKILL): no call is lost.
 # Installs nginx with apt-get when it is missing. Prints the figures.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root="$PWD"
-target="${CARGO_TARGET_DIR:-target}"
-case "$target" in /*) ;; *) target="$root/$target" ;; esac
-bin="$target/release/botmesh-mcp"
-# Always build: cargo does nothing when the binary is fresh, and a part run alone must not test a stale one.
-cargo build --release --locked -q -p botmesh-mcp-cli
+source "$(dirname "$0")/../lib.sh"
+build_release
 
 nginx_bin="$(command -v nginx || true)"
 [ -n "$nginx_bin" ] || [ ! -x /usr/sbin/nginx ] || nginx_bin=/usr/sbin/nginx
@@ -33,7 +28,6 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "http-nginx: $*" >&2; for f in "$work"/*.log; do echo "--- $f" >&2; tail -5 "$f" >&2; done; exit 1; }
 
-free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/session.secret"
 token="$("$bin" token new --scopes flow,docs --tokens "$work/tokens.jsonl" 2>/dev/null)"
 ports=()

@@ -6,13 +6,8 @@
 # - --audit: one JSON line per call, no arguments; SIGHUP revokes a removed token and reopens the
 #   audit file; SIGTERM exits 0 with every line written; --log-format json gives JSON lines.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root="$PWD"
-target="${CARGO_TARGET_DIR:-target}"
-case "$target" in /*) ;; *) target="$root/$target" ;; esac
-bin="$target/release/botmesh-mcp"
-# Always build: cargo does nothing when the binary is fresh, and a part run alone must not test a stale one.
-cargo build --release --locked -q -p botmesh-mcp-cli
+source "$(dirname "$0")/../lib.sh"
+build_release
 
 work="$(mktemp -d)"
 pid=""
@@ -27,7 +22,6 @@ python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check prometheus_client==0.21.1
 py="$work/venv/bin/python"
 
-free_port() { "$py" -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 port="$(free_port)"
 mport="$(free_port)"
 url="http://127.0.0.1:$port/mcp"

@@ -9,15 +9,10 @@
 # tools/http-conformance/node_modules. Uses `botmesh-mcp --http` once the binary has the flag,
 # else the crate's `serve` example (same flags).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root="$PWD"
+source "$(dirname "$0")/../lib.sh"
 dir="$root/tools/http-conformance"
 
-target="${CARGO_TARGET_DIR:-target}"
-case "$target" in /*) ;; *) target="$root/$target" ;; esac
-bin="$target/release/botmesh-mcp"
-# Always build: cargo does nothing when the binary is fresh, and a part run alone must not test a stale one.
-cargo build --release --locked -q -p botmesh-mcp-cli
+build_release
 if "$bin" --help 2>&1 | grep -q -- '--http'; then
   server=("$bin")
 else
@@ -38,7 +33,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 
 # start NAME ARGS...: starts the server in the background, waits until it answers, sets $url.
 start() {

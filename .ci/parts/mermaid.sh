@@ -4,7 +4,7 @@
 # with the official `mermaid` package (12.x and 11.x, pinned by tools/mermaid-check's lockfile),
 # headless in Node with jsdom. Prints how many diagrams parsed; fails on any parse error.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/../lib.sh"
 
 command -v node >/dev/null || { echo "mermaid.sh: node is not installed" >&2; exit 1; }
 command -v npm >/dev/null || { echo "mermaid.sh: npm is not installed" >&2; exit 1; }

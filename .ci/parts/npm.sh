@@ -7,11 +7,8 @@
 # as the bare binary; the message when no platform package fits) and the launcher's start-up
 # overhead (reported, not asserted: speed is measured, never a test).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root=$PWD
+source "$(dirname "$0")/../lib.sh"
 
-target="${CARGO_TARGET_DIR:-target}"
-case "$target" in /*) ;; *) target="$root/$target" ;; esac
 version=$(node -p 'require("./npm/mcp/package.json").version')
 platform=$(node -p 'process.platform + "-" + process.arch')
 

@@ -16,10 +16,7 @@
 # macOS and Windows arm64 cannot run here: they are proven structurally, and by the release
 # workflow's native runners.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root=$PWD
-target="${CARGO_TARGET_DIR:-target}"
-case "$target" in /*) ;; *) target="$root/$target" ;; esac
+source "$(dirname "$0")/../lib.sh"
 
 bash tools/cross/install.sh --run
 bash tools/clients/setup.sh

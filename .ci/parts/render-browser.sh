@@ -9,7 +9,7 @@
 # embedded font is cut) with apt-get when missing; playwright-core drives /usr/bin/chromium and
 # downloads no browser. Prints the figures per picture.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/../lib.sh"
 
 command -v node >/dev/null || { echo "render-browser.sh: node is not installed" >&2; exit 1; }
 sudo=()
@@ -22,9 +22,8 @@ fi
 /usr/bin/chromium --version 2>/dev/null
 
 # Built here (a no-op when fresh), so the check never runs a stale binary.
-target="${CARGO_TARGET_DIR:-target}"
-cargo build --release --locked -p botmesh-mcp-cli
-binary="$(cd "$target/release" && pwd)/botmesh-mcp"
+build_release
+binary="$bin"
 
 cd tools/svg-browser
 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error

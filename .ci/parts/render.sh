@@ -2,13 +2,12 @@
 # flow-render: the pictures in docs/images are fresh (the SVG bytes are the same on every
 # platform), and the shipped binary, renderer and embedded font included, stays within 5 MiB.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/../lib.sh"
 
 cargo xtask picture --check
 
-target="${CARGO_TARGET_DIR:-target}"
-cargo build --release --locked -p botmesh-mcp-cli
-binary="$target/release/botmesh-mcp"
+build_release
+binary="$bin"
 size=$(wc -c <"$binary")
 limit=$((5 * 1024 * 1024))
 echo "release binary: $size bytes (limit $limit)"

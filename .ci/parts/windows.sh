@@ -12,12 +12,9 @@
 #   a program under Wine can start the host's Linux cargo but cannot wait for it.
 # The Wine prefix lives in the target folder (git-ignored) and is reused by the next run.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
-root=$PWD
+source "$(dirname "$0")/../lib.sh"
 triple=x86_64-pc-windows-gnu
 
-target="${CARGO_TARGET_DIR:-target}"
-case "$target" in /*) ;; *) target="$root/$target" ;; esac
 
 sudo=()
 [ "$(id -u)" = 0 ] || sudo=(sudo)

@@ -7,8 +7,8 @@
 // (nodes and labels) and edge segments through a node.
 // Usage: node compare.mjs graphs.json [--floor PERCENT] [--rows OUT.json]   (--floor: exit 1
 // unless ours <= dagre's in total, ours <= dagre's on at least PERCENT % of graphs, and no
-// overlap at all; --rows: also write each graph's crossings and dagre's time, for
-// tools/layout-eval)
+// overlap at all; --rows: also write each graph's crossings and dagre's time, as the layout
+// evaluation of issue 14 read them, see ARCHITECTURE.md)
 import { readFileSync, writeFileSync } from 'node:fs';
 import dagre from '@dagrejs/dagre';
 

@@ -29,7 +29,6 @@ mod inspect;
 mod npm;
 mod picture;
 mod schema;
-mod stable_api;
 mod tidy;
 
 use std::error::Error;

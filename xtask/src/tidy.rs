@@ -1,10 +1,12 @@
 //! `cargo xtask tidy`: the project's structural rules, also run as a `#[test]` so `cargo test`
 //! enforces them:
-//! - the crates depend on each other only along the arrows of `ARCHITECTURE.md` (normal, dev
-//!   and build dependencies alike), and every workspace crate is listed here, so a new crate or
+//! - the crates depend on each other only along the arrows listed here in `ALLOWED` (normal,
+//!   dev and build dependencies alike; `ARCHITECTURE.md` draws them), and every workspace crate
+//!   is listed, so a new crate or
 //!   a new arrow is a decision, not an accident;
-//! - no stable item of `botmesh_mcp` mentions a type reachable only through `internal`, and
-//!   `botmesh-mcp-http` uses no `internal` item (`stable_api.rs`);
+//! - `botmesh-mcp-http` carries messages and makes no protocol decision: its sources never look
+//!   into a JSON-RPC message or answer (`method`, `params`, `id`, `result`, `error`, a JSON
+//!   pointer), they ask `botmesh_mcp` (`McpServer::plan`, `McpServer::serve`);
 //! - every Rust file starts with a `//!` comment saying what it is for;
 //! - no test is marked to expect a panic or to be skipped, also through `cfg_attr` (a test that
 //!   cannot fail, or does not run, is a defect);
@@ -45,8 +47,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("botmesh-mcp-http", &["botmesh-mcp"]),
-    // `check` runs the analyzer and `render` the renderer directly, not through
-    // `botmesh_mcp::internal`.
+    // `check` runs the analyzer and `render` the renderer directly (`botmesh_mcp` exports no
+    // engine).
     (
         "botmesh-mcp-cli",
         &[
@@ -81,7 +83,6 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
 /// Every broken rule, one sentence each.
 pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     let mut problems = dependency_problems(&workspace_edges(root)?);
-    problems.extend(crate::stable_api::problems(root)?);
     let architecture = std::fs::read_to_string(root.join("ARCHITECTURE.md"))?;
     let mut files = Vec::new();
     for folder in SOURCE_FOLDERS {
@@ -91,6 +92,7 @@ pub(crate) fn problems(root: &Path) -> Result<Vec<String>, Box<dyn Error>> {
         let text = std::fs::read_to_string(&file)?;
         let shown = shown(root, &file);
         problems.extend(file_problems(&shown, &text));
+        problems.extend(transport_problems(&shown, &text));
         problems.extend(step_kind_problems(&shown, &text));
         problems.extend(limit_problems(&shown, &text, &architecture));
     }
@@ -169,12 +171,12 @@ fn dependency_problems(edges: &[(String, String)]) -> Vec<String> {
         match ALLOWED.iter().find(|(name, _)| name == from) {
             None if to.is_empty() => problems.push(format!(
                 "the crate {from} is not in xtask/src/tidy.rs: list the workspace crates it may \
-                 depend on there (and in ARCHITECTURE.md)"
+                 depend on there (and draw it in ARCHITECTURE.md)"
             )),
             None => {}
             Some((_, allowed)) if !to.is_empty() && !allowed.contains(&to.as_str()) => {
                 problems.push(format!(
-                    "{from} must not depend on {to} (it may depend on: {}); see ARCHITECTURE.md",
+                    "{from} must not depend on {to} (it may depend on: {}); the arrows are ALLOWED in xtask/src/tidy.rs",
                     if allowed.is_empty() {
                         "no workspace crate".to_owned()
                     } else {
@@ -244,6 +246,35 @@ fn file_problems(path: &str, text: &str) -> Vec<String> {
                     ));
                 }
             }
+        }
+    }
+    problems
+}
+
+/// The HTTP transport's sources (its tests may read answers).
+const TRANSPORT_SOURCES: &str = "crates/mcp-http/src/";
+
+/// A line of the HTTP transport's sources that looks into a JSON-RPC message or answer: a
+/// protocol decision made outside `botmesh_mcp`.
+fn transport_problems(path: &str, text: &str) -> Vec<String> {
+    if !path.starts_with(TRANSPORT_SOURCES) {
+        return Vec::new();
+    }
+    let keys = ["method", "params", "id", "result", "error"];
+    let mut problems = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            continue;
+        }
+        let looks = keys.iter().any(|key| {
+            code.contains(&format!(".get(\"{key}\")")) || code.contains(&format!("[\"{key}\"]"))
+        }) || code.contains(".pointer(");
+        if looks {
+            problems.push(format!(
+                "{path}:{}: the HTTP transport reads a JSON-RPC message or answer here: ask botmesh_mcp (McpServer::plan, McpServer::serve) instead",
+                index + 1
+            ));
         }
     }
     problems
@@ -341,9 +372,9 @@ mod tests {
     fn each_rule_names_the_place_and_the_fix() {
         let edge = |from: &str, to: &str| (from.to_owned(), to.to_owned());
         expect_test::expect![[r#"
-            botmesh-flow-schema must not depend on botmesh-mcp (it may depend on: no workspace crate); see ARCHITECTURE.md
-            botmesh-mcp-http must not depend on botmesh-jsonrpc (it may depend on: botmesh-mcp); see ARCHITECTURE.md
-            the crate botmesh-new is not in xtask/src/tidy.rs: list the workspace crates it may depend on there (and in ARCHITECTURE.md)
+            botmesh-flow-schema must not depend on botmesh-mcp (it may depend on: no workspace crate); the arrows are ALLOWED in xtask/src/tidy.rs
+            botmesh-mcp-http must not depend on botmesh-jsonrpc (it may depend on: botmesh-mcp); the arrows are ALLOWED in xtask/src/tidy.rs
+            the crate botmesh-new is not in xtask/src/tidy.rs: list the workspace crates it may depend on there (and draw it in ARCHITECTURE.md)
         "#]]
         .assert_eq(
             &(dependency_problems(&[
@@ -369,6 +400,21 @@ mod tests {
         "#]]
         .assert_eq(&(file_problems("src/a.rs", &text).join("\n") + "\n"));
         assert!(file_problems("src/b.rs", "//! Fine.\nfn main() {}\n").is_empty());
+    }
+
+    #[test]
+    fn the_http_transport_may_not_look_into_messages() {
+        let text = "//! x\nlet m = message.get(\"method\");\n// message.get(\"id\") in a comment\n\
+                    let c = answer.pointer(\"/error/code\");\nlet p = &message[\"params\"];\n\
+                    let h = headers.get(\"mcp-method\");\n";
+        expect_test::expect![[r#"
+            crates/mcp-http/src/service.rs:2: the HTTP transport reads a JSON-RPC message or answer here: ask botmesh_mcp (McpServer::plan, McpServer::serve) instead
+            crates/mcp-http/src/service.rs:4: the HTTP transport reads a JSON-RPC message or answer here: ask botmesh_mcp (McpServer::plan, McpServer::serve) instead
+            crates/mcp-http/src/service.rs:5: the HTTP transport reads a JSON-RPC message or answer here: ask botmesh_mcp (McpServer::plan, McpServer::serve) instead
+        "#]]
+        .assert_eq(&(transport_problems("crates/mcp-http/src/service.rs", text).join("\n") + "\n"));
+        assert!(transport_problems("crates/mcp-http/tests/it/main.rs", text).is_empty());
+        assert!(transport_problems("crates/mcp-server/src/exchange.rs", text).is_empty());
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub(crate) struct AuditLine<'a> {
     pub(crate) token_id: Option<&'a str>,
     /// The catalogue's name for the tool, or `<unknown tool>`.
     pub(crate) tool: &'a str,
-    /// `ok`, `tool_error`, `scope_denied`, `protocol_error` or `no_answer`.
+    /// `ok`, `tool_error`, `scope_denied`, or `protocol_error` (`botmesh_mcp::CallOutcome`).
     pub(crate) status: &'a str,
     /// How long the server took, in microseconds.
     pub(crate) duration_us: u64,

@@ -11,8 +11,8 @@
 //! ```
 //!
 //! # What it serves
-//! - `POST <path>` (default `/mcp`) with one JSON-RPC message, or a batch under revision
-//!   2025-03-26, answered as `application/json` (or as a one-event `text/event-stream` when the
+//! - `POST <path>` (default `/mcp`) with one JSON-RPC message, or a batch where the server's
+//!   rule allows one (`botmesh_mcp::accepts_batches`: every revision but 2026-07-28), answered as `application/json` (or as a one-event `text/event-stream` when the
 //!   client accepts only that); only notifications or responses answer `202` with no body.
 //!   `Accept` without JSON or an event stream answers `406`; a `Content-Type` other than
 //!   `application/json` answers `415`.
@@ -21,12 +21,12 @@
 //!   [`HttpOptions::session_idle`]) or other-token one `404`. `DELETE` closes a session (`204`).
 //!   `GET` answers `405` with `Allow` (there is no server-initiated stream). With
 //!   [`HttpOptions::stateless`] no session ids are issued: each POST is served by a session
-//!   initialized at the revision of its `MCP-Protocol-Version` header (2025-03-26 when absent).
+//!   opened at the revision of its `MCP-Protocol-Version` header (2025-03-26 when absent).
 //! - `MCP-Protocol-Version`: absent means 2025-03-26 (or the session's revision); an unsupported
 //!   value answers `400` listing the revisions spoken; never required on `initialize`. The value
 //!   `2026-07-28` routes the POST to the server's stateless path, where `Mcp-Method` (and
 //!   `Mcp-Name` for `tools/call`) must repeat the body and the header must equal the body's
-//!   `_meta` version (`-32020` otherwise; see `stateless.rs`) (no session, and
+//!   `_meta` version (`-32020` otherwise; checked by the server, `botmesh_mcp::RoutingHeaders`) (no session, and
 //!   `-32601` → `404`, `-32602`/`-32022`/… → `400`).
 //! - Bodies larger than the server's max message length (in bytes here) answer `413`, decided
 //!   from `Content-Length` or while streaming, never by holding the whole body. Headers and
@@ -63,7 +63,7 @@
 //!   [`HttpOptions::metrics_addr`].
 //! - [`HttpOptions::audit_file`]: one JSON line per tool call, written before the answer.
 //! - On Unix, `SIGHUP` re-reads the tokens file (a removed token is refused from the next
-//!   request; a malformed file keeps the old tokens) and reopens the audit file.
+//!   request, a changed token's scopes apply from the next request, in open sessions too; a malformed file keeps the old tokens) and reopens the audit file.
 //! - [`HttpOptions::session_secret_file`]: self-verifying session ids that every instance
 //!   sharing the secret accepts.
 //!
@@ -91,14 +91,14 @@ mod options;
 mod sealed;
 mod service;
 mod state;
-mod stateless;
+mod store;
 mod tokens;
 
 pub use error::Error;
 pub use options::{DEFAULT_ADDR, DEFAULT_MAX_INFLIGHT_BODY, HttpOptions};
 pub use tokens::new_token;
 
-use botmesh_mcp::{McpServer, Session};
+use botmesh_mcp::McpServer;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -193,19 +193,21 @@ fn prepare(server: McpServer, options: HttpOptions) -> Result<Shared, Error> {
         &options.allowed_origins,
         &options.cors_origins,
     )?;
-    let templates = botmesh_mcp::PROTOCOL_REVISIONS
-        .iter()
-        .filter_map(|revision| initialized_session(&server, revision).map(|s| (*revision, s)))
-        .collect();
     let limiter = (options.rate_limit_per_minute > 0)
         .then(|| state::RateLimiter::new(options.rate_limit_per_minute));
     let audit = match &options.audit_file {
         Some(path) => Some(audit::AuditFile::open(path)?),
         None => None,
     };
-    let sealer = match &options.session_secret_file {
-        Some(path) => Some(sealed::Sealer::open(path, options.session_idle)?),
-        None => None,
+    let store = if options.stateless {
+        store::SessionStore::None
+    } else if let Some(path) = &options.session_secret_file {
+        store::SessionStore::Sealed(sealed::Sealer::open(path, options.session_idle)?)
+    } else {
+        store::SessionStore::Table(state::Sessions::new(
+            options.session_idle,
+            options.max_sessions,
+        ))
     };
     let max_body = options
         .max_body_bytes
@@ -214,42 +216,21 @@ fn prepare(server: McpServer, options: HttpOptions) -> Result<Shared, Error> {
     // larger than half the budget could never be served: such bodies answer 413.
     let max_body = max_body.min(options.max_inflight_body / 2);
     Ok(Shared {
-        sessions: state::Sessions::new(options.session_idle, options.max_sessions),
+        store,
         max_body,
         budget: Arc::new(ops::Budget::new(options.max_inflight_body)),
         concurrency: (options.max_concurrent_per_token > 0)
             .then(|| Arc::new(ops::Concurrency::new(options.max_concurrent_per_token))),
         metrics: ops::Metrics::default(),
         audit,
-        sealer,
         ready: std::sync::atomic::AtomicBool::new(true),
         large_gate: tokio::sync::Semaphore::new(LARGE_BODIES_AT_ONCE),
         server,
         guard,
         tokens,
         limiter,
-        templates,
         options,
     })
-}
-
-/// A session that went through `initialize` at `revision`, for stateless POSTs; `None` when
-/// the server negotiates something else (the stateless 2026-07-28 revision has no handshake).
-fn initialized_session(server: &McpServer, revision: &str) -> Option<Session> {
-    let mut session = Session::new();
-    let initialize = serde_json::json!({
-        "jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {
-            "protocolVersion": revision,
-            "capabilities": {},
-            "clientInfo": { "name": "botmesh-mcp-http stateless", "version": "0" },
-        },
-    });
-    server.handle_value(&mut session, initialize)?;
-    let initialized =
-        serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-    let _ = server.handle_value(&mut session, initialized);
-    (session.protocol_revision() == Some(revision)).then_some(session)
 }
 
 async fn run<S, B>(shared: Arc<Shared>, shutdown: S, bound: B) -> Result<(), Error>
@@ -387,7 +368,7 @@ async fn housekeeping(shared: Arc<Shared>) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        shared.sessions.sweep();
+        shared.store.sweep();
         if let Some(limiter) = &shared.limiter {
             limiter.sweep();
         }

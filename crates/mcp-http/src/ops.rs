@@ -196,28 +196,6 @@ const BUCKETS: [f64; 14] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
 ];
 
-/// The JSON-RPC methods counted by name; any other is counted as `other`, so a client cannot
-/// grow the label set.
-const METHODS: [&str; 8] = [
-    "initialize",
-    "ping",
-    "tools/list",
-    "tools/call",
-    "server/discover",
-    "notifications/initialized",
-    "notifications/cancelled",
-    "batch",
-];
-
-/// The `method` label of a request: a known method name, `batch`, `other`, or `none` when the
-/// request was answered before its body was read.
-pub(crate) fn method_label(method: Option<&str>) -> &'static str {
-    match method {
-        None => "none",
-        Some(m) => METHODS.iter().copied().find(|k| *k == m).unwrap_or("other"),
-    }
-}
-
 #[derive(Debug, Default)]
 struct Histogram {
     counts: [u64; BUCKETS.len()],
@@ -453,7 +431,6 @@ mod tests {
         assert!(text.contains(
             "botmesh_mcp_http_requests_total{method=\"ping\",tool=\"\",status=\"200\"} 2\n"
         ));
-        assert_eq!(method_label(Some("evil\"method")), "other");
         assert_eq!(escape("a\"b\\"), "a\\\"b\\\\");
     }
 }

@@ -1,20 +1,22 @@
-//! One HTTP request: the checks in order, then the server's answer.
+//! One HTTP request in three stages: admission (headers only), reading and parsing the body,
+//! serving (the server decides, this module carries).
 //!
 //! Order: `GET /healthz`, `GET /readyz` (no other check) → `Host`/`Origin` (403) → `GET /metrics`
 //! (behind the bearer token when tokens are on) → path (404) → `OPTIONS` (CORS preflight, before
 //! auth) → bearer token (401) → rate limit (429) → per-token concurrency (429) → method (405) →
-//! `Accept` (406) / `Content-Type` (415) → `MCP-Protocol-Version` (400) → body budget (503,
-//! before a byte of the body is read) → body (413/408) → JSON (400) → session (400/404) →
-//! server. Everything up to the budget is decided from the headers alone.
+//! `Accept` (406) / `Content-Type` (415) / `Content-Length` (400, 413) → body budget (503,
+//! before a byte of the body is read) → body (413/408) → JSON (400) → `McpServer::plan`: an
+//! unsupported `MCP-Protocol-Version` (400) → session from the store (400/404) →
+//! `McpServer::serve`. Everything up to the budget is decided from the headers alone; nothing
+//! here looks into a JSON-RPC message or answer (`cargo xtask tidy` holds it).
 use crate::HttpOptions;
 use crate::audit::{AuditFile, AuditLine};
 use crate::guard::Guard;
 use crate::ops::{Budget, Concurrency, Gauges, Metrics, Reservation};
-use crate::sealed::Sealer;
-use crate::state::{RateLimiter, Sessions};
-use crate::stateless::RoutingHeaders;
+use crate::state::RateLimiter;
+use crate::store::{SessionStore, StoreError};
 use crate::tokens::{TokenEntry, TokenStore};
-use botmesh_mcp::{McpServer, Scope, Session};
+use botmesh_mcp::{McpServer, Route, RoutingHeaders, Scope, Served, Session};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -33,10 +35,9 @@ pub(crate) type Body = Full<Bytes>;
 pub(crate) const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
-/// The revision assumed when a POST carries no `MCP-Protocol-Version` and no session says more.
-const DEFAULT_REVISION: &str = "2025-03-26";
-/// The only revision under which a POST body may be a batch.
-const BATCH_REVISION: &str = "2025-03-26";
+/// The 2026-07-28 routing headers, handed to the server as they came (`RoutingHeaders`).
+const METHOD_HEADER: HeaderName = HeaderName::from_static("mcp-method");
+const NAME_HEADER: HeaderName = HeaderName::from_static("mcp-name");
 /// Bodies larger than this run the server with `block_in_place`, so a long tool call does not
 /// hold a runtime worker that other connections need.
 const INLINE_BODY_LIMIT: usize = 64 * 1024;
@@ -48,10 +49,9 @@ pub(crate) struct Shared {
     pub(crate) options: HttpOptions,
     pub(crate) guard: Guard,
     pub(crate) tokens: Option<TokenStore>,
-    pub(crate) sessions: Sessions,
+    /// Where sessions live between requests (the table, sealed ids, or none).
+    pub(crate) store: SessionStore,
     pub(crate) limiter: Option<RateLimiter>,
-    /// For stateless POSTs: a session already initialized at each legacy revision.
-    pub(crate) templates: Vec<(&'static str, Session)>,
     /// The body limit in bytes.
     pub(crate) max_body: usize,
     /// The bytes of request bodies held at once.
@@ -60,8 +60,6 @@ pub(crate) struct Shared {
     pub(crate) concurrency: Option<Arc<Concurrency>>,
     pub(crate) metrics: Metrics,
     pub(crate) audit: Option<AuditFile>,
-    /// Self-verifying session ids (`--session-secret-file`) instead of the session table.
-    pub(crate) sealer: Option<Sealer>,
     /// False once shutdown began: `/readyz` answers 503.
     pub(crate) ready: AtomicBool,
     /// Turns for parsing and serving a body over [`INLINE_BODY_LIMIT`].
@@ -75,7 +73,7 @@ impl Shared {
             bodies_in_flight: self.budget.bodies(),
             body_bytes_in_flight: self.budget.used(),
             body_budget_bytes: self.budget.limit(),
-            sessions: self.sessions.len(),
+            sessions: self.store.len(),
             ready: self.ready.load(Ordering::Acquire),
         })
     }
@@ -124,35 +122,6 @@ pub(crate) async fn handle_ops(
         ops_endpoint(&shared, request.method(), request.uri().path())
             .unwrap_or_else(|| http_error(StatusCode::NOT_FOUND, -32000, "not found")),
     )
-}
-
-/// Which rules a POST is served under, from its `MCP-Protocol-Version` header.
-///
-/// [`Era::Stateless`] POSTs also carry the 2026-07-28 routing headers (`crate::stateless`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Era {
-    /// 2024-11-05 … 2025-11-25: sessions via `initialize`; `None` when the header is absent.
-    Legacy(Option<&'static str>),
-    /// 2026-07-28: every POST on its own, no session; the routing headers to check.
-    Stateless(RoutingHeaders),
-}
-
-/// A POST's era as far as its headers tell, before the body is read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Route {
-    /// A revision this server speaks.
-    Known(Era),
-    /// A version this server does not speak: a body in the stateless envelope takes the stateless
-    /// ladder (`-32022` with the supported versions); anything else answers `400` listing them.
-    Unknown(RoutingHeaders),
-}
-
-/// The legacy revisions: every revision spoken except the stateless one.
-fn legacy_revision(value: &str) -> Option<&'static str> {
-    botmesh_mcp::PROTOCOL_REVISIONS
-        .iter()
-        .copied()
-        .find(|r| *r == value && *r != botmesh_mcp::LATEST_PROTOCOL_REVISION)
 }
 
 /// How a request body is answered.
@@ -224,7 +193,8 @@ pub(crate) async fn handle(
     let start = Instant::now();
     let mut labels = Labels {
         counted: true,
-        method: crate::ops::method_label(None),
+        // Until the server plans the body (`Plan::method`): answered before it was read.
+        method: "none",
         tool: "",
     };
     let mut response = route(&shared, peer, request, &mut labels).await;
@@ -407,26 +377,12 @@ fn unauthorized(presented: bool) -> Response<Body> {
 
 fn delete(shared: &Shared, headers: &HeaderMap, token: Option<&TokenEntry>) -> Response<Body> {
     let Some(id) = header_str(headers, SESSION_HEADER) else {
-        return http_error(
-            StatusCode::BAD_REQUEST,
-            -32000,
-            "bad request: missing Mcp-Session-Id header",
-        );
+        return store_error(StoreError::MissingId);
     };
-    let token_id = token.map(|t| t.id.as_str());
-    if let Some(sealer) = &shared.sealer {
-        // A sealed id carries no state to forget: it stays valid until its expiry.
-        return match sealer.open_id(id, token_id, SystemTime::now()) {
-            Some(_) => response(StatusCode::NO_CONTENT, None, Bytes::new()),
-            None => http_error(StatusCode::NOT_FOUND, -32001, "session not found"),
-        };
-    }
-    match shared.sessions.get(id) {
-        Some(slot) if slot.token_id.as_deref() == token_id => {
-            shared.sessions.remove(id);
-            response(StatusCode::NO_CONTENT, None, Bytes::new())
-        }
-        _ => http_error(StatusCode::NOT_FOUND, -32001, "session not found"),
+    if shared.store.close(id, token.map(|t| t.id.as_str())) {
+        response(StatusCode::NO_CONTENT, None, Bytes::new())
+    } else {
+        store_error(StoreError::NotFound)
     }
 }
 
@@ -538,53 +494,113 @@ fn over_budget() -> Response<Body> {
     with_header(r, header::RETRY_AFTER, "1")
 }
 
+/// What a POST's headers decided, before its body is read.
+struct Admitted {
+    reply: Reply,
+    /// The `MCP-Protocol-Version` value (trimmed), if any.
+    version: Option<String>,
+    /// The 2026-07-28 routing headers, handed to the server as they came.
+    routing: RoutingHeaders,
+    session_id: Option<String>,
+    /// The declared `Content-Length`.
+    declared: Option<usize>,
+}
+
+/// A body read and parsed, with the budget it holds until the answer is built.
+struct Parsed<'a> {
+    message: Value,
+    /// Served under `block_in_place` (over [`INLINE_BODY_LIMIT`]).
+    large: bool,
+    _reservation: Reservation,
+    _large_turn: Option<tokio::sync::SemaphorePermit<'a>>,
+}
+
 async fn post(
     shared: &Shared,
     request: Request<Incoming>,
     token: Option<TokenEntry>,
     labels: &mut Labels,
 ) -> Response<Body> {
-    let headers = request.headers();
+    let admitted = match admit(shared, request.headers()) {
+        Ok(admitted) => admitted,
+        Err(response) => return response,
+    };
+    let parsed = match read_message(shared, request, admitted.declared).await {
+        Ok(parsed) => parsed,
+        Err(response) => return response,
+    };
+    let caller = Caller {
+        token_id: token.as_ref().map(|t| t.id.clone()),
+        scopes: token.map(|t| t.scopes),
+    };
+    serve(shared, admitted, parsed, &caller, labels)
+}
+
+/// The POST's own header checks: `Accept` (406), `Content-Type` (415), `Content-Length` (400,
+/// 413); then what the server needs from the headers.
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the refusal itself, built once and returned at once"
+)]
+fn admit(shared: &Shared, headers: &HeaderMap) -> Result<Admitted, Response<Body>> {
     let Some(reply) = reply_kind(headers) else {
-        return http_error(
+        return Err(http_error(
             StatusCode::NOT_ACCEPTABLE,
             -32000,
             "not acceptable: Accept must include application/json or text/event-stream",
-        );
+        ));
     };
     if !is_json_content(headers) {
-        return http_error(
+        return Err(http_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             -32000,
             "unsupported media type: Content-Type must be application/json",
-        );
+        ));
     }
-    let route = match header_str(headers, VERSION_HEADER).map(str::trim) {
-        None => Route::Known(Era::Legacy(None)),
-        Some(v) if v == botmesh_mcp::LATEST_PROTOCOL_REVISION => {
-            Route::Known(Era::Stateless(RoutingHeaders::read(headers, v)))
-        }
-        Some(v) => match legacy_revision(v) {
-            Some(revision) => Route::Known(Era::Legacy(Some(revision))),
-            None => Route::Unknown(RoutingHeaders::read(headers, v)),
-        },
-    };
-    let session_id = header_str(headers, SESSION_HEADER).map(str::to_owned);
     let declared =
         match header_str(headers, header::CONTENT_LENGTH).map(|v| v.trim().parse::<u64>()) {
             None => None,
             Some(Ok(n)) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
             Some(Err(_)) => {
-                return http_error(
+                return Err(http_error(
                     StatusCode::BAD_REQUEST,
                     -32000,
                     "bad request: bad Content-Length",
-                );
+                ));
             }
         };
     if declared.is_some_and(|n| n > shared.max_body) {
-        return too_large();
+        return Err(too_large());
     }
+    let version = header_str(headers, VERSION_HEADER).map(|v| v.trim().to_owned());
+    let values = |name| {
+        headers
+            .get_all(name)
+            .iter()
+            .map(|v| v.as_bytes().to_vec())
+            .collect()
+    };
+    Ok(Admitted {
+        reply,
+        routing: RoutingHeaders {
+            version: version.clone().unwrap_or_default(),
+            methods: values(METHOD_HEADER),
+            names: values(NAME_HEADER),
+        },
+        version,
+        session_id: header_str(headers, SESSION_HEADER).map(str::to_owned),
+        declared,
+    })
+}
+
+/// Reads and parses the body within the budget: `503` when the budget cannot hold it now,
+/// `413` when it never could, `408` when it is too slow, `400` when it is not JSON (`-32700`)
+/// or neither an object nor an array (`-32600`).
+async fn read_message<'a>(
+    shared: &'a Shared,
+    request: Request<Incoming>,
+    declared: Option<usize>,
+) -> Result<Parsed<'a>, Response<Body>> {
     // Decided before a byte of the body is read: twice the declared length (the bytes, and at
     // least as much again once parsed), or nothing yet for a chunked body (which then grows its
     // reservation as it arrives). After reading, the reservation grows to the bytes plus the
@@ -597,7 +613,7 @@ async fn post(
             .metrics
             .budget_refused
             .fetch_add(1, Ordering::Relaxed);
-        return over_budget();
+        return Err(over_budget());
     };
     let body = match read_body(
         request,
@@ -616,7 +632,7 @@ async fn post(
                     .budget_refused
                     .fetch_add(1, Ordering::Relaxed);
             }
-            return response;
+            return Err(response);
         }
     };
     let large = body.len() > INLINE_BODY_LIMIT;
@@ -634,22 +650,22 @@ async fn post(
             parsed_estimate = parsed_size,
             "refused a body whose parsed form would exceed the whole body budget (413)"
         );
-        return too_large();
+        return Err(too_large());
     }
     if !reservation.grow_to(needed) {
         shared
             .metrics
             .budget_refused
             .fetch_add(1, Ordering::Relaxed);
-        return over_budget();
+        return Err(over_budget());
     }
     // Large bodies are parsed and served one at a time: parsing multiplies a body's memory
     // (a JSON value takes several times its text) and on a few cores running more of them at
     // once only slows each down, while this keeps runtime workers free for small calls.
-    let _large_turn = if large {
+    let large_turn = if large {
         match shared.large_gate.acquire().await {
             Ok(permit) => Some(permit),
-            Err(_) => return over_budget(),
+            Err(_) => return Err(over_budget()),
         }
     } else {
         None
@@ -661,168 +677,104 @@ async fn post(
     };
     // The bytes go as soon as they are parsed; the reservation stays until the answer is built.
     drop(body);
-    let message: Value = match parsed {
-        Ok(message) => message,
-        Err(_) => {
-            let r = response(
-                StatusCode::BAD_REQUEST,
-                Some("application/json"),
-                error_body(-32700, "parse error", None),
-            );
-            return r;
-        }
+    let Ok(message) = parsed else {
+        return Err(response(
+            StatusCode::BAD_REQUEST,
+            Some("application/json"),
+            error_body(-32700, "parse error", None),
+        ));
     };
     if !(message.is_object() || message.is_array()) {
-        return http_error(
+        return Err(http_error(
             StatusCode::BAD_REQUEST,
             -32600,
             "invalid request: expected an object or a batch array",
-        );
+        ));
     }
-    let caller = Caller {
-        token_id: token.as_ref().map(|t| t.id.clone()),
-        scopes: token.map(|t| t.scopes),
+    Ok(Parsed {
+        message,
+        large,
+        _reservation: reservation,
+        _large_turn: large_turn,
+    })
+}
+
+/// Serves a parsed message: the server plans it, the store gives the session, the server serves
+/// it (the one call), the store keeps what it opened.
+fn serve(
+    shared: &Shared,
+    admitted: Admitted,
+    parsed: Parsed<'_>,
+    caller: &Caller,
+    labels: &mut Labels,
+) -> Response<Body> {
+    let Parsed { message, large, .. } = parsed;
+    let plan = shared.server.plan(admitted.version.as_deref(), &message);
+    labels.method = plan.method;
+    labels.tool = plan.tool;
+    let token_id = caller.token_id.as_deref();
+    let (mut session, resumed) = match plan.route {
+        Route::UnsupportedVersion => {
+            return unsupported_version(admitted.version.as_deref().unwrap_or(""));
+        }
+        Route::Stateless => (Session::stateless(), None),
+        Route::Open => (Session::new(), None),
+        Route::Resume { revision } => {
+            let id = admitted.session_id.as_deref();
+            match shared.store.resume(id, token_id, revision) {
+                Ok(mut resumed) => (std::mem::take(&mut resumed.session), Some(resumed)),
+                Err(error) => return store_error(error),
+            }
+        }
     };
-    labels.method = crate::ops::method_label(if message.is_array() {
-        Some("batch")
-    } else {
-        message.get("method").and_then(Value::as_str)
-    });
-    if labels.method == "tools/call" {
-        let name = message.pointer("/params/name").and_then(Value::as_str);
-        labels.tool = name
-            .and_then(|n| shared.server.tool_scope(n))
-            .map_or("<unknown tool>", |(tool, _)| tool);
+    // The token's scopes as they are now (a reload may have narrowed them), on every request
+    // of every store: never the ones a session was opened with.
+    session.set_scopes(caller.scopes.clone());
+    let routing = (plan.route == Route::Stateless).then_some(&admitted.routing);
+    let served = run(shared, &mut session, message, routing, caller, large);
+    if plan.route == Route::Stateless {
+        return stateless_reply(&served, admitted.reply);
     }
-    let era = match route {
-        Route::Known(era) => era,
-        Route::Unknown(routing) if botmesh_mcp::is_stateless_request(message.get("params")) => {
-            Era::Stateless(routing)
+    let session_id = match (served.opened, resumed) {
+        (Some(revision), None) => match shared.store.open(session, revision, token_id) {
+            Ok(id) => id,
+            Err(error) => return store_error(error),
+        },
+        (Some(_), Some(mut resumed)) => {
+            resumed.session = session;
+            SessionStore::save(resumed);
+            None
         }
-        Route::Unknown(routing) => return unsupported_version(routing.version()),
+        (None, _) => None,
     };
-    match era {
-        Era::Stateless(routing) => {
-            if message.is_array() {
-                return batch_refused();
-            }
-            if let Some(reason) = routing.mismatch(&message) {
-                let id = message.get("id").cloned().unwrap_or(Value::Null);
-                let body = json!({
-                    "jsonrpc": "2.0",
-                    "id": id,
-                    "error": { "code": -32020, "message": format!("header mismatch: {reason}") }
-                });
-                return stateless_reply(Some(body), reply);
-            }
-            let mut session = Session::stateless();
-            session.set_scopes(caller.scopes.clone());
-            let answer = run(shared, &mut session, message, &caller, large);
-            stateless_reply(answer, reply)
+    legacy_reply(
+        served.answer.as_ref(),
+        admitted.reply,
+        session_id.as_deref(),
+    )
+}
+
+fn store_error(error: StoreError) -> Response<Body> {
+    match error {
+        StoreError::MissingId => http_error(
+            StatusCode::BAD_REQUEST,
+            -32000,
+            "bad request: missing Mcp-Session-Id header",
+        ),
+        StoreError::NotFound => http_error(StatusCode::NOT_FOUND, -32001, "session not found"),
+        StoreError::Full => {
+            let r = http_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                -32000,
+                "too many open sessions",
+            );
+            with_header(r, header::RETRY_AFTER, "60")
         }
-        Era::Legacy(header_revision) => {
-            let initialize = message.get("method").and_then(Value::as_str) == Some("initialize");
-            if shared.options.stateless || initialize {
-                let revision = header_revision.unwrap_or(DEFAULT_REVISION);
-                if message.is_array() && revision != BATCH_REVISION {
-                    return batch_refused();
-                }
-                let mut session = if initialize {
-                    Session::new()
-                } else {
-                    shared
-                        .templates
-                        .iter()
-                        .find(|(r, _)| *r == revision)
-                        .map(|(_, s)| s.clone())
-                        .unwrap_or_default()
-                };
-                session.set_scopes(caller.scopes.clone());
-                let answer = run(shared, &mut session, message, &caller, large);
-                let opened = answer.as_ref().is_some_and(|a| a.get("result").is_some());
-                if !initialize || shared.options.stateless || !opened {
-                    return legacy_reply(answer, reply, None);
-                }
-                let fresh = match (&shared.sealer, session.protocol_revision()) {
-                    (Some(sealer), Some(negotiated)) => {
-                        sealer.seal(negotiated, caller.token_id.as_deref(), SystemTime::now())
-                    }
-                    _ => crate::tokens::random_bytes::<16>().map(|b| crate::tokens::hex(&b)),
-                };
-                let id = match fresh {
-                    Ok(id) => id,
-                    Err(_) => {
-                        return http_error(
-                            StatusCode::INTERNAL_SERVER_ERROR,
-                            -32603,
-                            "no randomness for a session id",
-                        );
-                    }
-                };
-                if shared.sealer.is_none()
-                    && shared
-                        .sessions
-                        .insert(id.clone(), caller.token_id.clone(), session)
-                        .is_err()
-                {
-                    let r = http_error(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        -32000,
-                        "too many open sessions",
-                    );
-                    return with_header(r, header::RETRY_AFTER, "60");
-                }
-                legacy_reply(answer, reply, Some(&id))
-            } else {
-                let Some(id) = session_id else {
-                    return http_error(
-                        StatusCode::BAD_REQUEST,
-                        -32000,
-                        "bad request: missing Mcp-Session-Id header",
-                    );
-                };
-                if let Some(sealer) = &shared.sealer {
-                    let not_found =
-                        || http_error(StatusCode::NOT_FOUND, -32001, "session not found");
-                    let Some(revision) =
-                        sealer.open_id(&id, caller.token_id.as_deref(), SystemTime::now())
-                    else {
-                        return not_found();
-                    };
-                    let Some(mut session) = shared
-                        .templates
-                        .iter()
-                        .find(|(r, _)| *r == revision)
-                        .map(|(_, s)| s.clone())
-                    else {
-                        return not_found();
-                    };
-                    if message.is_array() && revision != BATCH_REVISION {
-                        return batch_refused();
-                    }
-                    session.set_scopes(caller.scopes.clone());
-                    let answer = run(shared, &mut session, message, &caller, large);
-                    return legacy_reply(answer, reply, None);
-                }
-                let slot = match shared.sessions.get(&id) {
-                    Some(slot) if slot.token_id == caller.token_id => slot,
-                    _ => return http_error(StatusCode::NOT_FOUND, -32001, "session not found"),
-                };
-                // Work on a copy so concurrent requests of one session do not wait for each
-                // other; a request that changed the state (a repeated `initialize`) stores it back.
-                let mut session = slot.snapshot();
-                let before = session.protocol_revision();
-                let revision = before.unwrap_or(DEFAULT_REVISION);
-                if message.is_array() && revision != BATCH_REVISION {
-                    return batch_refused();
-                }
-                let answer = run(shared, &mut session, message, &caller, large);
-                if session.protocol_revision() != before {
-                    slot.store(session);
-                }
-                legacy_reply(answer, reply, None)
-            }
-        }
+        StoreError::NoRandomness => http_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            -32603,
+            "no randomness for a session id",
+        ),
     }
 }
 
@@ -840,14 +792,6 @@ fn unsupported_version(value: &str) -> Response<Body> {
     )
 }
 
-fn batch_refused() -> Response<Body> {
-    http_error(
-        StatusCode::BAD_REQUEST,
-        -32600,
-        "invalid request: batches are only accepted under protocol revision 2025-03-26",
-    )
-}
-
 fn body_of(answer: &Value, reply: Reply) -> (&'static str, Bytes) {
     match reply {
         Reply::Json => ("application/json", Bytes::from(answer.to_string())),
@@ -858,11 +802,11 @@ fn body_of(answer: &Value, reply: Reply) -> (&'static str, Bytes) {
     }
 }
 
-fn legacy_reply(answer: Option<Value>, reply: Reply, session_id: Option<&str>) -> Response<Body> {
+fn legacy_reply(answer: Option<&Value>, reply: Reply, session_id: Option<&str>) -> Response<Body> {
     let Some(answer) = answer else {
         return response(StatusCode::ACCEPTED, None, Bytes::new());
     };
-    let (content_type, body) = body_of(&answer, reply);
+    let (content_type, body) = body_of(answer, reply);
     let r = response(StatusCode::OK, Some(content_type), body);
     match session_id {
         Some(id) => with_header(r, SESSION_HEADER, id),
@@ -871,91 +815,38 @@ fn legacy_reply(answer: Option<Value>, reply: Reply, session_id: Option<&str>) -
 }
 
 /// 2026-07-28 maps some JSON-RPC errors to HTTP statuses (`basic/transports/streamable-http.mdx`).
-fn stateless_reply(answer: Option<Value>, reply: Reply) -> Response<Body> {
-    let Some(answer) = answer else {
+fn stateless_reply(served: &Served, reply: Reply) -> Response<Body> {
+    let Some(answer) = &served.answer else {
         return response(StatusCode::ACCEPTED, None, Bytes::new());
     };
-    let status = match answer.pointer("/error/code").and_then(Value::as_i64) {
+    let status = match served.error_code() {
         Some(-32601) => StatusCode::NOT_FOUND,
         Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     };
-    let (content_type, body) = body_of(&answer, reply);
+    let (content_type, body) = body_of(answer, reply);
     response(status, Some(content_type), body)
 }
 
-/// One tool call in a message, as the audit line names it.
-struct Call {
-    id: Value,
-    /// The catalogue's name for the tool, or `<unknown tool>`: a client's string never reaches
-    /// a log.
-    tool: &'static str,
-    /// The tool exists but the session's scopes do not allow it ([`Session::allows`], the
-    /// server's own check).
-    denied: bool,
-}
-
-/// The tool calls (requests, not notifications) in a message.
-fn tool_calls(server: &McpServer, message: &Value, session: &Session) -> Vec<Call> {
-    let one = |m: &Value| -> Option<Call> {
-        if m.get("method").and_then(Value::as_str) != Some("tools/call") {
-            return None;
-        }
-        let id = m.get("id")?.clone();
-        let name = m
-            .pointer("/params/name")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let tool = server.tool_scope(name);
-        Some(Call {
-            id,
-            tool: tool.map_or("<unknown tool>", |(name, _)| name),
-            denied: tool.is_some_and(|(_, scope)| !session.allows(scope)),
-        })
-    };
-    match message {
-        Value::Array(items) => items.iter().filter_map(one).collect(),
-        other => one(other).into_iter().collect(),
-    }
-}
-
-fn outcome(answer: Option<&Value>, id: &Value) -> &'static str {
-    let find = |a: &Value| a.get("id") == Some(id);
-    let found = match answer {
-        Some(Value::Array(items)) => items.iter().find(|a| find(a)),
-        Some(a) if find(a) => Some(a),
-        _ => None,
-    };
-    match found {
-        None => "no_answer",
-        Some(a) if a.get("error").is_some() => "protocol_error",
-        Some(a) if a.pointer("/result/isError") == Some(&Value::Bool(true)) => "tool_error",
-        Some(_) => "ok",
-    }
-}
-
-/// Runs the server on one message and writes one audit line per tool call: token id, tool,
-/// outcome and duration; never arguments, results or the token.
+/// Runs the server on one message and writes one audit line per tool call it served: token id,
+/// tool, outcome and duration; never arguments, results or the token.
 fn run(
     shared: &Shared,
     session: &mut Session,
     message: Value,
+    routing: Option<&RoutingHeaders>,
     caller: &Caller,
     large: bool,
-) -> Option<Value> {
-    let calls = tool_calls(&shared.server, &message, session);
+) -> Served {
     let start = Instant::now();
-    let answer = if large {
-        tokio::task::block_in_place(|| shared.server.handle_value(session, message))
+    let served = if large {
+        tokio::task::block_in_place(|| shared.server.serve(session, message, routing))
     } else {
-        shared.server.handle_value(session, message)
+        shared.server.serve(session, message, routing)
     };
     let micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
-    for call in calls {
-        let outcome = match outcome(answer.as_ref(), &call.id) {
-            "tool_error" if call.denied => "scope_denied",
-            other => other,
-        };
+    for call in &served.tool_calls {
+        let outcome = call.outcome.as_str();
         tracing::info!(
             target: "botmesh_mcp_http::audit",
             token = caller.token_id.as_deref().unwrap_or("-"),
@@ -974,7 +865,7 @@ fn run(
             });
         }
     }
-    answer
+    served
 }
 
 /// Who sent a request: the token's id and scopes (`None` without tokens).

@@ -46,14 +46,14 @@ impl fmt::Display for Scope {
 
 /// What a tool handler sees besides its arguments.
 #[derive(Debug, Clone, Copy)]
-pub struct ToolContext<'a> {
+pub(crate) struct ToolContext<'a> {
     /// The docs index, when the server has a docs directory.
-    pub docs: Option<&'a DocsIndex>,
+    pub(crate) docs: Option<&'a DocsIndex>,
 }
 
 /// A failure that is the request's fault: becomes a result with `isError: true`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolError(pub String);
+pub(crate) struct ToolError(pub(crate) String);
 
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -65,20 +65,20 @@ impl fmt::Display for ToolError {
 /// form is not its compact JSON (`docs_page` returns the Markdown itself; `flow_analyze` and
 /// `flow_migrate` leave their bulk out of a text that would pass 100,000 characters).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutput {
+pub(crate) struct ToolOutput {
     /// The structured payload (a JSON object).
-    pub payload: Value,
+    pub(crate) payload: Value,
     /// The text item; `None` means the payload as compact JSON (the text rule of
     /// `docs/reference/tools.md`: every fact of the payload is in the text).
-    pub text: Option<String>,
+    pub(crate) text: Option<String>,
     /// A content item listed before the text item (`flow_render`'s picture); the text item
     /// then carries the facts of the payload.
-    pub leading: Option<LeadingContent>,
+    pub(crate) leading: Option<LeadingContent>,
 }
 
 /// A content item before the text item.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LeadingContent {
+pub(crate) enum LeadingContent {
     /// An MCP `image` item.
     Image {
         /// The image bytes, base64-encoded (RFC 4648, with padding).
@@ -101,27 +101,27 @@ impl From<Value> for ToolOutput {
 }
 
 /// A tool's handler.
-pub type Handler = Box<
+pub(crate) type Handler = Box<
     dyn Fn(&ToolContext<'_>, &Map<String, Value>) -> Result<ToolOutput, ToolError> + Send + Sync,
 >;
 
 /// One tool: its declaration and its handler, written as a struct literal (the handler through
 /// [`Tool::handler`]).
-pub struct Tool {
+pub(crate) struct Tool {
     /// Unique name (`[A-Za-z0-9_-]{1,64}`).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Display title.
-    pub title: &'static str,
+    pub(crate) title: &'static str,
     /// What the tool does, written for an agent.
-    pub description: &'static str,
+    pub(crate) description: &'static str,
     /// The scope a token needs to call it.
-    pub scope: Scope,
+    pub(crate) scope: Scope,
     /// JSON Schema of the arguments (root `type: object`, basic keywords only, no `$ref`).
-    pub input_schema: Value,
+    pub(crate) input_schema: Value,
     /// JSON Schema of the payload (root `type: object`).
-    pub output_schema: Value,
+    pub(crate) output_schema: Value,
     /// The handler.
-    pub handler: Handler,
+    pub(crate) handler: Handler,
 }
 
 impl fmt::Debug for Tool {
@@ -133,25 +133,9 @@ impl fmt::Debug for Tool {
 }
 
 impl Tool {
-    /// Boxes a handler closure, so a tool is written as a struct literal with named fields:
-    ///
-    /// ```
-    /// use botmesh_mcp::Scope;
-    /// use botmesh_mcp::internal::{Tool, ToolOutput};
-    /// use serde_json::json;
-    ///
-    /// let tool = Tool {
-    ///     name: "ping",
-    ///     title: "Ping",
-    ///     description: "Answer pong.",
-    ///     scope: Scope::Flow,
-    ///     input_schema: json!({ "type": "object", "properties": {}, "additionalProperties": false }),
-    ///     output_schema: json!({ "type": "object" }),
-    ///     handler: Tool::handler(|_, _| Ok(ToolOutput::from(json!({ "pong": true })))),
-    /// };
-    /// assert_eq!(tool.name, "ping");
-    /// ```
-    pub fn handler(
+    /// Boxes a handler closure, so a tool is written as a struct literal with named fields
+    /// (`handler: Tool::handler(|context, arguments| …)`; see `tools/flow.rs`).
+    pub(crate) fn handler(
         handler: impl Fn(&ToolContext<'_>, &Map<String, Value>) -> Result<ToolOutput, ToolError>
         + Send
         + Sync
@@ -190,35 +174,35 @@ impl Tool {
 
 /// The tools a server offers, in a fixed order.
 #[derive(Debug, Default)]
-pub struct Catalogue {
+pub(crate) struct Catalogue {
     tools: Vec<Tool>,
 }
 
 impl Catalogue {
     /// An empty catalogue.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Catalogue::default()
     }
 
     /// Adds a tool (a tool of the same name is replaced).
-    pub fn register(&mut self, tool: Tool) {
+    pub(crate) fn register(&mut self, tool: Tool) {
         self.tools.retain(|existing| existing.name != tool.name);
         self.tools.push(tool);
     }
 
     /// Keeps only the named tools.
-    pub fn retain_named(&mut self, names: &[String]) {
+    pub(crate) fn retain_named(&mut self, names: &[String]) {
         self.tools
             .retain(|tool| names.iter().any(|name| name == tool.name));
     }
 
     /// Looks a tool up by name.
-    pub fn get(&self, name: &str) -> Option<&Tool> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Tool> {
         self.tools.iter().find(|tool| tool.name == name)
     }
 
     /// Every tool, in order.
-    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
+    pub(crate) fn tools(&self) -> impl Iterator<Item = &Tool> {
         self.tools.iter()
     }
 }

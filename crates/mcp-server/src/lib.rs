@@ -3,10 +3,10 @@
 //! document, and search the project's Markdown guides. Every tool is a pure function of its
 //! arguments: no network, no credentials, nothing written to disk.
 //!
-//! The items at this crate's root are the stable API (semver): none of them mentions a type
-//! that is reachable only through [`internal`] (`cargo xtask tidy` checks it). [`internal`]
-//! re-exports the framing, the tool catalogue and the libraries behind the tools, with no
-//! semver promise.
+//! The items at this crate's root are the whole API, and stable (semver). The tool catalogue,
+//! the framing and the libraries behind the tools are not exported: the tools a server offers
+//! are the built-in ones (narrowed with [`ServerOptions::with_tools`]), so no custom tool type
+//! is promised.
 //!
 //! Serve a stream from another Rust program:
 //!
@@ -30,6 +30,7 @@
 mod args;
 mod catalogue;
 mod error;
+mod exchange;
 mod options;
 mod protocol;
 mod serve;
@@ -39,10 +40,11 @@ mod tools;
 
 pub use catalogue::Scope;
 pub use error::{OptionsError, ServeError};
+pub use exchange::{CallOutcome, Plan, Route, RoutingHeaders, Served, ToolCall, UNKNOWN_TOOL};
 pub use options::{ServerOptions, StreamOptions};
 pub use protocol::{
     LATEST_INITIALIZE_REVISION, LATEST_PROTOCOL_REVISION, PROTOCOL_REVISIONS, SERVER_NAME,
-    SERVER_TITLE, SERVER_VERSION, meta,
+    SERVER_TITLE, SERVER_VERSION, accepts_batches, meta,
 };
 pub use serve::{run_stdio, serve_stream};
 pub use server::{McpServer, Session, create_mcp_server};
@@ -54,48 +56,6 @@ pub const EXAMPLE_FLOW_DOCUMENT: &str = botmesh_flow_schema::EXAMPLE_FLOW_DOCUME
 
 /// The default largest message, in characters (16 Mi).
 pub const DEFAULT_MAX_MESSAGE_LENGTH: usize = botmesh_jsonrpc::DEFAULT_MAX_MESSAGE_LENGTH;
-
-/// No semver promise: the framing, the tool catalogue and the libraries behind the tools, for
-/// programs that accept breakage. The [`McpServer`] methods whose signatures name these types
-/// live here as functions.
-pub mod internal {
-    use crate::{McpServer, Session};
-
-    pub use crate::catalogue::{
-        Catalogue, Handler, LeadingContent, Tool, ToolContext, ToolError, ToolOutput,
-    };
-    pub use crate::tools::builtin_tool_names;
-    pub use botmesh_docs_search as docs_search;
-    pub use botmesh_flow_analyzer as flow_analyzer;
-    pub use botmesh_flow_render as flow_render;
-    pub use botmesh_flow_schema as flow_schema;
-    pub use botmesh_jsonrpc as jsonrpc;
-
-    /// A server with a catalogue of the caller's choosing (its own tools, or a subset of the
-    /// built-in ones), the docs index the docs tools read, and the largest message accepted.
-    pub fn server_with_catalogue(
-        catalogue: Catalogue,
-        docs: Option<docs_search::DocsIndex>,
-        max_message_length: usize,
-    ) -> McpServer {
-        McpServer::with_catalogue(catalogue, docs, max_message_length)
-    }
-
-    /// The server's tool catalogue.
-    pub fn catalogue(server: &McpServer) -> &Catalogue {
-        server.catalogue()
-    }
-
-    /// Handles one classified message; `None` for notifications (what [`McpServer::handle_value`]
-    /// does after the framing has classified the JSON).
-    pub fn handle_message(
-        server: &McpServer,
-        session: &mut Session,
-        message: jsonrpc::Message,
-    ) -> Option<jsonrpc::Response> {
-        server.handle_message(session, message)
-    }
-}
 
 #[cfg(test)]
 mod tests;

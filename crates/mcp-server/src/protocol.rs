@@ -27,6 +27,23 @@ pub const LATEST_PROTOCOL_REVISION: &str = "2026-07-28";
 /// do not speak (2026-07-28 included: it has no handshake) gets this one.
 pub const LATEST_INITIALIZE_REVISION: &str = Revision::LATEST.as_str();
 
+/// Whether a JSON-RPC batch (a JSON array of messages) is answered under `revision`: the one
+/// rule both transports follow (stdio and HTTP ask the server, the server asks this).
+///
+/// Batches are defined by 2025-03-26 only (2025-06-18 removed them), and the server answers
+/// them in every revision reached through `initialize` rather than refuse a client that sends
+/// one; a 2026-07-28 request stands alone (each HTTP POST is routed by the headers of its one
+/// message), so a batch there answers `-32600`. An unknown revision accepts none.
+///
+/// ```
+/// assert!(botmesh_mcp::accepts_batches("2025-03-26"));
+/// assert!(botmesh_mcp::accepts_batches("2025-11-25"));
+/// assert!(!botmesh_mcp::accepts_batches(botmesh_mcp::LATEST_PROTOCOL_REVISION));
+/// ```
+pub fn accepts_batches(revision: &str) -> bool {
+    Revision::parse(revision).is_some()
+}
+
 /// The `params._meta` and result `_meta` keys of the stateless revision (2026-07-28).
 pub mod meta {
     /// The protocol version of one request.
@@ -40,6 +57,10 @@ pub mod meta {
 /// MCP 2026-07-28's error code for a requested protocol version that is not served (the
 /// JSON-RPC codes are `botmesh_jsonrpc::codes`; this one is MCP's).
 pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// MCP 2026-07-28's error code for routing headers that do not repeat the body
+/// ([`crate::RoutingHeaders`]).
+pub(crate) const HEADER_MISMATCH: i64 = -32020;
 
 /// How long a client may cache `server/discover` and `tools/list` (the list never changes while
 /// the process runs).
@@ -64,6 +85,10 @@ impl Revision {
     ];
 
     pub(crate) const LATEST: Revision = Revision::V2025_11_25;
+
+    /// The revision a Streamable HTTP request without `MCP-Protocol-Version` is served under,
+    /// when no session says more (the transport spec's assumption).
+    pub(crate) const WITHOUT_HEADER: Revision = Revision::V2025_03_26;
 
     pub(crate) const fn as_str(self) -> &'static str {
         match self {

@@ -3,6 +3,7 @@
 use crate::args;
 use crate::catalogue::{Catalogue, LeadingContent, Scope, ToolContext, ToolOutput};
 use crate::error::OptionsError;
+use crate::exchange::{CallOutcome, Exchange, ToolCall, UNKNOWN_TOOL};
 use crate::options::ServerOptions;
 use crate::protocol::{INSTRUCTIONS, Revision, SERVER_NAME, SERVER_TITLE, SERVER_VERSION};
 use botmesh_docs_search::DocsIndex;
@@ -72,6 +73,23 @@ impl Session {
         }
     }
 
+    /// A session opened at a known revision, as if an `initialize` had negotiated it: what a
+    /// transport that stores only the revision (a sealed session id, a stateless POST with a
+    /// version header) serves a request with. `None` for a revision `initialize` does not reach
+    /// (2026-07-28 has no handshake: use [`Session::stateless`]).
+    ///
+    /// ```
+    /// let session = botmesh_mcp::Session::at_revision("2025-06-18").expect("a classic revision");
+    /// assert_eq!(session.protocol_revision(), Some("2025-06-18"));
+    /// assert!(botmesh_mcp::Session::at_revision("2026-07-28").is_none());
+    /// ```
+    pub fn at_revision(revision: &str) -> Option<Self> {
+        Revision::parse(revision).map(|revision| Session {
+            revision: Some(revision),
+            ..Session::default()
+        })
+    }
+
     /// The revision negotiated by `initialize`, if one succeeded.
     pub fn protocol_revision(&self) -> Option<&'static str> {
         self.revision.map(Revision::as_str)
@@ -88,6 +106,30 @@ impl Session {
         self.scopes
             .as_ref()
             .is_none_or(|scopes| scopes.contains(&scope))
+    }
+
+    /// The revision this session's messages are served under, for the batch rule: 2026-07-28
+    /// for a stateless session, else the negotiated one (the newest before `initialize`).
+    fn batch_revision(&self) -> &'static str {
+        if self.stateless {
+            crate::LATEST_PROTOCOL_REVISION
+        } else {
+            self.result_revision().as_str()
+        }
+    }
+
+    /// `-32600` for a batch this session's revision does not accept ([`crate::accepts_batches`]).
+    fn refuse_batch(&self) -> Option<Response> {
+        let revision = self.batch_revision();
+        (!crate::accepts_batches(revision)).then(|| {
+            Response::error(
+                None,
+                ErrorObject::new(
+                    codes::INVALID_REQUEST,
+                    format!("invalid request: batches are not accepted under revision {revision}"),
+                ),
+            )
+        })
     }
 
     /// The revision a legacy result is shaped for: the negotiated one, else the newest
@@ -146,8 +188,8 @@ pub fn create_mcp_server(options: ServerOptions) -> Result<McpServer, OptionsErr
 }
 
 impl McpServer {
-    /// A server with a catalogue of the caller's choosing (tests register their own tools);
-    /// reached from outside through [`crate::internal::server_with_catalogue`].
+    /// A server with a catalogue of the caller's choosing (tests register their own tools).
+    #[cfg(test)]
     pub(crate) fn with_catalogue(
         catalogue: Catalogue,
         docs: Option<DocsIndex>,
@@ -193,26 +235,62 @@ impl McpServer {
     }
 
     /// Handles one parsed message (object) or batch (array); `None` when nothing is owed.
+    ///
+    /// A batch the session's revision does not accept ([`crate::accepts_batches`]) answers
+    /// `-32600` as a whole.
     pub fn handle_value(&self, session: &mut Session, message: Value) -> Option<Value> {
+        self.handle_value_in(session, message, &mut Exchange::default())
+    }
+
+    /// [`McpServer::handle_value`] recording into `exchange` (what [`McpServer::serve`] reports).
+    pub(crate) fn handle_value_in(
+        &self,
+        session: &mut Session,
+        message: Value,
+        exchange: &mut Exchange<'_>,
+    ) -> Option<Value> {
+        if message.is_array()
+            && let Some(refused) = session.refuse_batch()
+        {
+            return Some(refused.to_value());
+        }
         botmesh_jsonrpc::process_value(message, &mut |message| {
-            self.handle_message(session, message)
+            self.handle_message_in(session, message, exchange)
         })
     }
 
     /// Handles one message given as text; returns the compact answer (no newline), or `None`.
+    /// The batch rule is [`McpServer::handle_value`]'s.
     pub fn handle_text(&self, session: &mut Session, text: &str) -> Option<String> {
+        // JSON whitespace is all serde_json skips before a value: a `[` after it is an array.
+        if text
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .starts_with('[')
+            && let Some(refused) = session.refuse_batch()
+        {
+            return Some(refused.to_line());
+        }
         botmesh_jsonrpc::process_text(text, &mut |message| self.handle_message(session, message))
     }
 
-    /// Handles one classified message; `None` for notifications. Reached from outside through
-    /// [`crate::internal::handle_message`] (its types are the framing's).
+    /// Handles one classified message; `None` for notifications (what `serve_stream` calls on
+    /// the messages the framing classified).
     pub(crate) fn handle_message(
         &self,
         session: &mut Session,
         message: Message,
     ) -> Option<Response> {
+        self.handle_message_in(session, message, &mut Exchange::default())
+    }
+
+    fn handle_message_in(
+        &self,
+        session: &mut Session,
+        message: Message,
+        exchange: &mut Exchange<'_>,
+    ) -> Option<Response> {
         match message {
-            Message::Request(request) => Some(self.handle_request(session, request)),
+            Message::Request(request) => Some(self.handle_request(session, request, exchange)),
             Message::Notification(notification) => {
                 tracing::debug!(method = %notification.method, "notification");
                 None
@@ -220,13 +298,32 @@ impl McpServer {
         }
     }
 
-    fn handle_request(&self, session: &mut Session, request: Request) -> Response {
+    fn handle_request(
+        &self,
+        session: &mut Session,
+        request: Request,
+        exchange: &mut Exchange<'_>,
+    ) -> Response {
         let Request { id, method, params } = request;
         let stateless = session.stateless
             || (method != "initialize" && crate::stateless::is_stateless_request(params.as_ref()));
+        // A tool call is reported with the catalogue's name and the scope decision, made by
+        // the same check `tools_call` makes.
+        let call = (method == "tools/call").then(|| {
+            let name = params
+                .as_ref()
+                .and_then(|params| params.get("name"))
+                .and_then(Value::as_str)
+                .and_then(|name| self.tool_scope(name));
+            (
+                name.map_or(UNKNOWN_TOOL, |(name, _)| name),
+                name.is_some_and(|(_, scope)| !session.allows(scope)),
+            )
+        });
+        let routing = exchange.routing;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             if stateless {
-                crate::stateless::dispatch(self, session, &method, params)
+                crate::stateless::dispatch(self, session, &method, params, routing)
             } else {
                 self.dispatch(session, &method, params)
             }
@@ -238,6 +335,23 @@ impl McpServer {
                 format!("internal error while handling {method}"),
             ))
         });
+        if let Some((tool, denied)) = call {
+            let outcome = match &outcome {
+                Err(_) => CallOutcome::ProtocolError,
+                Ok(result) if result.get("isError") == Some(&Value::Bool(true)) => {
+                    if denied {
+                        CallOutcome::ScopeDenied
+                    } else {
+                        CallOutcome::ToolError
+                    }
+                }
+                Ok(_) => CallOutcome::Ok,
+            };
+            exchange.tool_calls.push(ToolCall { tool, outcome });
+        }
+        if method == "initialize" && !stateless && outcome.is_ok() {
+            exchange.opened = session.revision;
+        }
         match outcome {
             // Stateless results end with constant fields (resultType, _meta, caching hints),
             // written by reference rather than copied into every result.

@@ -8,6 +8,8 @@
 //! be one served on this path (`-32022` with `data.supported` and `data.requested`); the method
 //! must exist in this revision (`-32601`: `ping`, `initialize` and `logging/setLevel` are gone).
 
+use crate::exchange::RoutingHeaders;
+use crate::protocol::HEADER_MISMATCH;
 use crate::protocol::{
     INSTRUCTIONS, LATEST_PROTOCOL_REVISION, LIST_TTL_MS, PROTOCOL_REVISIONS, Revision, SERVER_NAME,
     SERVER_TITLE, SERVER_VERSION, UNSUPPORTED_PROTOCOL_VERSION, meta,
@@ -81,6 +83,7 @@ pub(crate) fn dispatch(
     session: &Session,
     method: &str,
     params: Option<Value>,
+    routing: Option<&RoutingHeaders>,
 ) -> Result<Value, ErrorObject> {
     let Some(Value::Object(params)) = params else {
         return Err(missing_meta());
@@ -94,6 +97,13 @@ pub(crate) fn dispatch(
     ) else {
         return Err(missing_meta());
     };
+    // The HTTP routing headers are checked once the envelope is complete, before its version.
+    if let Some(reason) = routing.and_then(|routing| routing.mismatch(method, &params, version)) {
+        return Err(ErrorObject::new(
+            HEADER_MISMATCH,
+            format!("header mismatch: {reason}"),
+        ));
+    }
     let Some(version) = version.as_str() else {
         return Err(ErrorObject::new(
             codes::INVALID_PARAMS,

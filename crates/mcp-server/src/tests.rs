@@ -1,6 +1,6 @@
 //! In-process tests: transcripts through `serve_stream`, and the rules each revision relies on.
 
-use crate::internal::{Tool, ToolError, ToolOutput};
+use crate::catalogue::{Tool, ToolError, ToolOutput};
 use crate::{McpServer, OptionsError, Scope, ServerOptions, Session, StreamOptions, serve_stream};
 
 /// A server from options that are known to be valid.
@@ -1183,4 +1183,205 @@ fn base64_matches_rfc_4648_test_vectors() {
     ] {
         assert_eq!(crate::tools::base64(input.as_bytes()), output);
     }
+}
+
+/// The batch rule (`accepts_batches`) holds for `handle_value` and `handle_text` alike: a
+/// batch is answered before and after `initialize` at every revision, and refused as a whole
+/// (`-32600`, no id) in a stateless session.
+#[test]
+fn batches_follow_the_revision_rule_on_every_entry_point() {
+    let server = test_server();
+    let batch = json!([
+        { "jsonrpc": "2.0", "id": 1, "method": "ping" },
+        { "jsonrpc": "2.0", "id": 2, "method": "tools/list" }
+    ]);
+    let mut fresh = Session::new();
+    let answer = server
+        .handle_value(&mut fresh, batch.clone())
+        .expect("answer");
+    assert_eq!(answer.as_array().map(Vec::len), Some(2), "{answer}");
+    for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut session = Session::new();
+        server.handle_text(&mut session, &init(revision, 0));
+        assert!(crate::accepts_batches(revision));
+        let answer = server
+            .handle_value(&mut session, batch.clone())
+            .expect("answer");
+        assert_eq!(
+            answer.as_array().map(Vec::len),
+            Some(2),
+            "{revision}: {answer}"
+        );
+        let text = server
+            .handle_text(&mut session, &format!(" \n{batch}"))
+            .expect("answer");
+        assert!(text.starts_with('['), "{revision}: {text}");
+    }
+    let mut stateless = Session::stateless();
+    let refused = server
+        .handle_value(&mut stateless, batch.clone())
+        .expect("answer");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["id"], Value::Null);
+    let text = server
+        .handle_text(&mut stateless, &format!("\t{batch}"))
+        .expect("answer");
+    let text: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(text, refused, "both entry points answer the same");
+    assert!(!crate::accepts_batches(crate::LATEST_PROTOCOL_REVISION));
+    assert!(!crate::accepts_batches("2027-01-01"));
+}
+
+/// `plan` is a transport's whole protocol knowledge: the route from the version header and the
+/// body, and labels that a client's strings never reach.
+#[test]
+fn plan_routes_by_header_and_body_and_names_only_known_methods_and_tools() {
+    use crate::{Plan, Route};
+    let server = test_server();
+    let message = |text: &str| serde_json::from_str::<Value>(text).expect("json");
+    let initialize = message(&init("2025-06-18", 1));
+    let digest = message(&call(2, "flow_digest", json!({})));
+    let unknown = message(&call(3, "nope\"", json!({})));
+    let stateless = message(&format!(
+        r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{{STATELESS_META}}}}}"#
+    ));
+    let evil = json!({"jsonrpc": "2.0", "id": 5, "method": "evil\"method"});
+    let batch = json!([digest.clone()]);
+    let plan = |header: Option<&str>, m: &Value| server.plan(header, m);
+    assert_eq!(plan(None, &initialize).route, Route::Open);
+    assert_eq!(plan(Some("2025-06-18"), &initialize).route, Route::Open);
+    assert_eq!(
+        plan(Some("2027-01-01"), &initialize).route,
+        Route::UnsupportedVersion
+    );
+    assert_eq!(
+        plan(None, &digest),
+        Plan {
+            route: Route::Resume {
+                revision: "2025-03-26"
+            },
+            method: "tools/call",
+            tool: "flow_digest",
+        },
+        "no header: 2025-03-26, as the Streamable HTTP transport assumes"
+    );
+    assert_eq!(
+        plan(Some(" 2025-11-25 "), &digest).route,
+        Route::Resume {
+            revision: "2025-11-25"
+        }
+    );
+    assert_eq!(plan(Some("2026-07-28"), &digest).route, Route::Stateless);
+    assert_eq!(plan(Some("2027-01-01"), &stateless).route, Route::Stateless);
+    assert_eq!(
+        plan(Some("2027-01-01"), &digest).route,
+        Route::UnsupportedVersion
+    );
+    assert_eq!(plan(None, &unknown).tool, crate::UNKNOWN_TOOL);
+    assert_eq!(plan(None, &evil).method, "other");
+    assert_eq!(
+        (plan(None, &batch).method, plan(None, &batch).tool),
+        ("batch", "")
+    );
+}
+
+/// `serve` reports every tool call it served (the catalogue's name, the scope decision, the
+/// outcome) and the revision of a session an `initialize` opened; the routing headers of a
+/// 2026-07-28 POST are checked after the `_meta` keys and before the version.
+#[test]
+fn serve_reports_tool_calls_opened_sessions_and_checks_routing_headers() {
+    use crate::{CallOutcome, RoutingHeaders, ToolCall};
+    let server = test_server();
+    let message = |text: &str| serde_json::from_str::<Value>(text).expect("json");
+    let mut session = Session::new();
+    let opened = server.serve(&mut session, message(&init("2025-06-18", 1)), None);
+    assert_eq!(opened.opened, Some("2025-06-18"));
+    assert!(opened.tool_calls.is_empty());
+    session.set_scopes(Some(vec![Scope::Flow]));
+    let batch = json!([
+        message(&call(2, "add", json!({"a": 1, "b": 2}))),
+        message(&call(3, "add", json!({"a": -1, "b": 2}))),
+        message(&call(4, "boom", json!({}))),
+        message(&call(5, "nope", json!({}))),
+        {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "add"}},
+    ]);
+    let served = server.serve(&mut session, batch, None);
+    assert_eq!(served.opened, None);
+    let outcome = |tool, outcome| ToolCall { tool, outcome };
+    assert_eq!(
+        served.tool_calls,
+        [
+            outcome("add", CallOutcome::Ok),
+            outcome("add", CallOutcome::ToolError),
+            outcome("boom", CallOutcome::ScopeDenied),
+            outcome(crate::UNKNOWN_TOOL, CallOutcome::ProtocolError),
+        ],
+        "requests only, in order"
+    );
+    assert_eq!(served.error_code(), None, "a batch answer is an array");
+    let names: Vec<_> = served
+        .tool_calls
+        .iter()
+        .map(|c| c.outcome.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["ok", "tool_error", "scope_denied", "protocol_error"]
+    );
+
+    let stateless = |version: &str| {
+        message(&format!(
+            r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":1}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        ))
+    };
+    let headers = |method: &str, name: &str| RoutingHeaders {
+        version: "2026-07-28".into(),
+        methods: vec![method.as_bytes().to_vec()],
+        names: vec![name.as_bytes().to_vec()],
+    };
+    let good = headers("tools/call", "add");
+    let served = server.serve(
+        &mut Session::stateless(),
+        stateless("2026-07-28"),
+        Some(&good),
+    );
+    assert_eq!(served.error_code(), None, "{:?}", served.answer);
+    assert_eq!(served.tool_calls, [outcome("add", CallOutcome::Ok)]);
+    let wrong = headers("tools/call", "boom");
+    let served = server.serve(
+        &mut Session::stateless(),
+        stateless("2026-07-28"),
+        Some(&wrong),
+    );
+    assert_eq!(served.error_code(), Some(-32020));
+    assert_eq!(
+        served.answer.as_ref().map(|a| a["id"].clone()),
+        Some(json!(6))
+    );
+    assert_eq!(
+        served.tool_calls,
+        [outcome("add", CallOutcome::ProtocolError)]
+    );
+    let served = server.serve(&mut Session::stateless(), stateless("v9"), Some(&good));
+    assert_eq!(
+        served.error_code(),
+        Some(-32020),
+        "headers before the version"
+    );
+    let mut v9 = good.clone();
+    v9.version = "v9".into();
+    let served = server.serve(&mut Session::stateless(), stateless("v9"), Some(&v9));
+    assert_eq!(served.error_code(), Some(-32022));
+    let mut bare = stateless("2026-07-28");
+    bare["params"]["_meta"] = json!({});
+    let served = server.serve(&mut Session::stateless(), bare, Some(&wrong));
+    assert_eq!(
+        served.error_code(),
+        Some(-32602),
+        "a missing _meta key comes first"
+    );
+    assert!(
+        Session::at_revision("2025-03-26")
+            .is_some_and(|s| s.protocol_revision() == Some("2025-03-26"))
+    );
 }

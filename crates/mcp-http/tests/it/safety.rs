@@ -397,3 +397,134 @@ fn every_tool_call_writes_one_audit_line_without_secrets() {
         denied[0]
     );
 }
+
+/// A `docs_search` call over HTTP: in a session (`session` is its id), or stateless
+/// (2026-07-28, with its routing headers) when `session` is `None`.
+fn docs_search(server: &Server, auth: &str, session: Option<&str>, id: u64) -> Reply {
+    let mut message = call(id, "docs_search", json!({"query": "greeting"}));
+    match session {
+        Some(session) => post(
+            server,
+            &[("Authorization", auth), ("Mcp-Session-Id", session)],
+            &message,
+        ),
+        None => {
+            message["params"]["_meta"] = json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}
+            });
+            let headers = [
+                ("Authorization", auth),
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "docs_search"),
+            ];
+            post(server, &headers, &message)
+        }
+    }
+}
+
+/// True when the reply is the scope refusal of `docs_search`.
+fn refused_for_docs(reply: &Reply) -> bool {
+    reply.status == 200
+        && reply.json()["result"]["isError"] == true
+        && reply.json()["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("tool docs_search needs the \"docs\" scope"))
+}
+
+/// A narrowed token narrows every request from the next one on: in a session opened before the
+/// change (the session table, and sealed sessions) as in a stateless request; a removed token
+/// is refused in its old session too.
+#[test]
+fn a_narrowed_token_narrows_open_sessions_of_every_store() {
+    let dir = TempDir::new("narrow");
+    let docs = dir.0.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("hello.md"), "# Greeting\n\nA greeting page.\n").unwrap();
+    let secret = dir.0.join("secret");
+    std::fs::write(&secret, "0123456789abcdef0123456789abcdef\n").unwrap();
+    for store in ["table", "sealed", "stateless"] {
+        let file = dir.0.join(format!("tokens-{store}.jsonl"));
+        let token = new_token(&file, &scopes(&["docs", "flow"])).unwrap();
+        let wide_lines = std::fs::read_to_string(&file).unwrap();
+        let other = new_token(&file, &scopes(&["flow"])).unwrap();
+        let mut options = HttpOptions::default()
+            .with_tokens_file(Some(file.clone()))
+            .with_rate_limit_per_minute(0);
+        if store == "sealed" {
+            options = options.with_session_secret_file(Some(secret.clone()));
+        }
+        let server = Server::start_with(
+            ServerOptions::default().with_docs_dir(Some(docs.clone())),
+            options,
+        );
+        let auth = format!("Bearer {token}");
+        let session = match store {
+            "stateless" => None,
+            _ => Some(open_session(
+                &server,
+                "2025-06-18",
+                &[("Authorization", &auth)],
+            )),
+        };
+        let before = docs_search(&server, &auth, session.as_deref(), 2);
+        assert_eq!(before.status, 200, "{store}: {}", before.body);
+        assert_eq!(
+            before.json()["result"].get("isError"),
+            None,
+            "{store}: {}",
+            before.body
+        );
+
+        // The token's line rewritten with `flow` alone (atomically, as an operator would).
+        let narrowed = wide_lines.replace(r#"["docs","flow"]"#, r#"["flow"]"#);
+        assert_ne!(
+            narrowed, wide_lines,
+            "{store}: the scopes are where expected"
+        );
+        let other_line = std::fs::read_to_string(&file).unwrap()[wide_lines.len()..].to_owned();
+        let next = dir.0.join("tokens.next");
+        std::fs::write(&next, format!("{narrowed}{other_line}")).unwrap();
+        std::fs::rename(&next, &file).unwrap();
+        // A fresh stateless request sees the reload first.
+        wait_until("the narrowed scopes to be read", || {
+            refused_for_docs(&docs_search(&server, &auth, None, 3))
+        });
+        let after = docs_search(&server, &auth, session.as_deref(), 4);
+        assert!(refused_for_docs(&after), "{store}: {}", after.body);
+        if let Some(session) = &session {
+            let with = [
+                ("Authorization", auth.as_str()),
+                ("Mcp-Session-Id", session),
+            ];
+            let digest = call(5, "flow_digest", json!({"document": small_flow()}));
+            let kept = post(&server, &with, &digest);
+            assert_eq!(
+                kept.json()["result"].get("isError"),
+                None,
+                "{store}: flow stays"
+            );
+        }
+
+        // The token removed: refused in its old session as everywhere.
+        let next = dir.0.join("tokens.next");
+        std::fs::write(&next, &other_line).unwrap();
+        std::fs::rename(&next, &file).unwrap();
+        let other_auth = format!("Bearer {other}");
+        wait_until("the removed token to be refused", || {
+            docs_search(&server, &auth, None, 6).status == 401
+        });
+        assert_eq!(
+            docs_search(&server, &auth, session.as_deref(), 7).status,
+            401,
+            "{store}"
+        );
+        // The other token's line stays valid: its own session opens and is scoped.
+        let opened = session
+            .is_some()
+            .then(|| open_session(&server, "2025-06-18", &[("Authorization", &other_auth)]));
+        let reply = docs_search(&server, &other_auth, opened.as_deref(), 8);
+        assert!(refused_for_docs(&reply), "{store}: {}", reply.body);
+    }
+}

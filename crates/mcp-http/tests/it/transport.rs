@@ -217,32 +217,58 @@ fn protocol_version_header_is_checked_but_not_required() {
     assert_eq!(post(&server, &with, &ping).status, 400);
 }
 
+/// One batch rule on both transports (`botmesh_mcp::accepts_batches`): answered in every
+/// `initialize` revision, refused (`-32600`, `400`) for a 2026-07-28 POST.
 #[test]
-fn batches_only_under_2025_03_26() {
+fn batches_are_answered_in_every_initialize_revision_and_refused_statelessly() {
     let server = open();
     let batch = json!([
         {"jsonrpc": "2.0", "id": 1, "method": "ping"},
         {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 0}},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     ]);
-    let old = open_session(&server, "2025-03-26", &[]);
-    let reply = post(&server, &[("Mcp-Session-Id", old.as_str())], &batch);
-    assert_eq!(reply.status, 200);
-    assert_eq!(
-        reply.json().as_array().unwrap().len(),
-        2,
-        "no entry for the notification"
-    );
-    let only_notes = json!([{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 0}}]);
-    assert_eq!(
-        post(&server, &[("Mcp-Session-Id", old.as_str())], &only_notes).status,
-        202
-    );
+    for revision in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let session = open_session(&server, revision, &[]);
+        let with = [("Mcp-Session-Id", session.as_str())];
+        let reply = post(&server, &with, &batch);
+        assert_eq!(reply.status, 200, "{revision}: {}", reply.body);
+        let answers = reply.json();
+        let ids: Vec<_> = answers
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["id"].clone())
+            .collect();
+        assert_eq!(
+            ids,
+            [json!(1), json!(2)],
+            "{revision}: no entry for the notification"
+        );
+        let only_notes = json!([{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 0}}]);
+        assert_eq!(post(&server, &with, &only_notes).status, 202, "{revision}");
+    }
 
-    let new = open_session(&server, "2025-06-18", &[]);
-    let refused = post(&server, &[("Mcp-Session-Id", new.as_str())], &batch);
-    assert_eq!(refused.status, 400);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let stateless = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}}
+    ]);
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/list"),
+    ];
+    let refused = post(&server, &headers, &stateless);
+    assert_eq!(refused.status, 400, "{}", refused.body);
     assert_eq!(refused.json()["error"]["code"], -32600);
+    assert!(
+        refused.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not accepted under revision 2026-07-28")
+    );
 }
 
 #[test]

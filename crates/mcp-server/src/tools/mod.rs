@@ -28,7 +28,7 @@ pub(crate) fn builtin(with_docs: bool) -> Catalogue {
 }
 
 /// The names of every built-in tool, docs tools included.
-pub fn builtin_tool_names() -> Vec<&'static str> {
+pub(crate) fn builtin_tool_names() -> Vec<&'static str> {
     builtin(true).tools().map(|tool| tool.name).collect()
 }
 
