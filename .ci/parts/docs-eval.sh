@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
-# Docs search on documentation we did not write (issue 17): the shared FastAPI set (English and
-# Spanish, 90 known-item queries, decoys in excluded folders) from `../shared/eval/docs-search`
-# beside the clone, run against the release binary over MCP stdio by `cargo xtask docs-eval`.
-# Prints the harness's tables (all queries, odd and even halves, BM25 baseline); fails below the
-# floors in xtask/src/docs_eval.rs. Needs only python3 (the harness is stdlib).
+# Docs search on documentation we did not write (issues 17 and 29): the two sets vendored in
+# eval/ (FastAPI and React docs, English and Spanish, 90 known-item queries each, decoys in
+# excluded folders), run against the release binary over MCP stdio by `cargo xtask docs-eval`.
+# Prints each set's tables (ours and the harness's BM25 baseline, all queries, odd and even
+# halves); fails below the floors in xtask/src/docs_eval.rs. Needs only python3 (the harnesses
+# are stdlib).
+#
+# It runs from a copy of the repository's files (tracked and not ignored) in an empty temporary
+# folder, so nothing beside the checkout (no ../shared) can be read: the eval needs only the clone.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 command -v python3 >/dev/null || { echo "docs-eval.sh: python3 is not installed" >&2; exit 1; }
-eval_dir="${BOTMESH_DOCS_EVAL:-../shared/eval/docs-search}"
-[ -f "$eval_dir/eval.py" ] || { echo "docs-eval.sh: no harness at $eval_dir/eval.py" >&2; exit 1; }
 
 cargo build --release --locked -p botmesh-mcp-cli
-cargo xtask docs-eval --eval "$eval_dir" --binary target/release/botmesh-mcp --check
+target="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/clone"
+git ls-files -z --cached --others --exclude-standard |
+    while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+    tar --null -T - -cf - | tar -xf - -C "$work/clone"
+[ ! -e "$work/shared" ] || { echo "docs-eval.sh: $work/shared exists" >&2; exit 1; }
+
+cd "$work/clone"
+# The build artefacts of the checkout are reused (only xtask is built again for the copy).
+unset BOTMESH_DOCS_EVAL
+CARGO_TARGET_DIR="$target" cargo xtask docs-eval --binary "$target/release/botmesh-mcp" --check
