@@ -483,7 +483,7 @@ impl Index {
     }
 
     /// Calls `f(term, flag, section id)` for every word occurrence of every
-    /// section (identifier parts included), then for its context terms.
+    /// section (identifier parts included, but for code's), then for its context terms.
     fn visit_terms(&self, mut f: impl FnMut(u32, u32, u32)) {
         let mut id = 0u32;
         for page in &self.pages {
@@ -495,8 +495,13 @@ impl Index {
                         continue;
                     }
                     f(term, flag, id);
-                    for &part in self.dict.parts(term) {
-                        f(part, flag, id);
+                    // An identifier in code is found by its whole name only: its parts
+                    // (`port` of `devServerPort`) made plain questions match API code
+                    // (measured on both sets; see the crate docs).
+                    if flag != IN_CODE {
+                        for &part in self.dict.parts(term) {
+                            f(part, flag, id);
+                        }
                     }
                 }
                 for &term in page.title_terms.iter().chain(section.parents.iter()) {
