@@ -197,10 +197,45 @@ pub struct SearchHit {
     pub title: String,
     /// The section's heading; empty for text before the page's first heading.
     pub heading: String,
+    /// The section's anchor, unique in its page: the heading's own (`{ #id }`,
+    /// `{/*id*/}`), else a GitHub-style slug of it, `-1`, `-2`, ... added to
+    /// repeats; empty for text before the first heading. [`DocsIndex::section`]
+    /// reads the section by it.
+    pub anchor: String,
     /// Plain text around the best match, at most 200 characters.
     pub snippet: String,
     /// The section's score, rounded to three decimals; higher is better.
     pub score: f64,
+    /// The same section in the other languages' copies of the page (a page of
+    /// the same path under another locale folder, such as `es/`), folded into
+    /// this result; omitted when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mirrors: Vec<Mirror>,
+}
+
+/// The copy of a section in another language's page (see [`SearchHit::mirrors`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Mirror {
+    /// The page's path relative to the docs root, `/`-separated.
+    pub path: String,
+    /// The section's heading there.
+    pub heading: String,
+    /// The section's anchor there.
+    pub anchor: String,
+}
+
+/// One section of a page, as [`DocsIndex::section`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageSection {
+    /// The section's heading (plain text; empty for the text before the first heading).
+    pub heading: String,
+    /// The section's anchor (see [`SearchHit::anchor`]).
+    pub anchor: String,
+    /// The headings from the top of the page down to the section's own, included
+    /// (empty for the text before the first heading).
+    pub heading_path: Vec<String>,
+    /// The section's Markdown: its heading line, then everything up to the next heading.
+    pub markdown: String,
 }
 
 /// A search index over one docs root, kept up to date with the tree.
@@ -303,6 +338,71 @@ impl DocsIndex {
     /// and symlinks resolving outside the root are refused.
     pub fn page(&self, path: &str) -> Result<String, Error> {
         self.root.read_asked(path)
+    }
+
+    /// One section of the page at `path` (read as [`DocsIndex::page`] reads
+    /// it), named by its anchor or its heading text as a search result gives
+    /// them: `heading` is compared with the anchors first (a leading `#` is
+    /// ignored), then with the headings' text (case and runs of spaces aside);
+    /// the first section in page order that matches is returned. An empty
+    /// `heading` names the text before the page's first heading.
+    ///
+    /// The section runs from its heading line to the next heading of any
+    /// level, as the search ranked it; its heading path names the headings
+    /// above it.
+    pub fn section(&self, path: &str, heading: &str) -> Result<PageSection, Error> {
+        let source = self.root.read_asked(path)?;
+        let (parsed, _) = markdown::parse_safely(&source);
+        let wanted = heading.trim();
+        let wanted = wanted.strip_prefix('#').unwrap_or(wanted).trim();
+        let norm = |text: &str| {
+            text.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let wanted_norm = norm(wanted);
+        let sections = &parsed.sections;
+        let found = sections
+            .iter()
+            .position(|s| s.anchor == wanted)
+            .or_else(|| {
+                sections
+                    .iter()
+                    .position(|s| s.anchor.eq_ignore_ascii_case(wanted))
+            })
+            .or_else(|| {
+                sections
+                    .iter()
+                    .position(|s| norm(&s.heading) == wanted_norm)
+            })
+            .ok_or_else(|| Error::SectionNotFound {
+                heading: heading.to_owned(),
+                path: path.to_owned(),
+            })?;
+        let section = &sections[found];
+        let end = sections.get(found + 1).map_or(source.len(), |s| s.start);
+        let mut heading_path: Vec<String> = Vec::new();
+        let mut level = section.level;
+        for above in sections[..found].iter().rev() {
+            if above.level > 0 && above.level < level {
+                heading_path.push(above.heading.clone());
+                level = above.level;
+            }
+        }
+        heading_path.reverse();
+        if section.level > 0 {
+            heading_path.push(section.heading.clone());
+        }
+        Ok(PageSection {
+            heading: section.heading.clone(),
+            anchor: section.anchor.clone(),
+            heading_path,
+            markdown: source
+                .get(section.start..end)
+                .unwrap_or_default()
+                .to_owned(),
+        })
     }
 
     /// Sizes of the index as last built (all zero before the first search or refresh).
