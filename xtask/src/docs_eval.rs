@@ -80,9 +80,7 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
     while let Some(&arg) = args.next() {
         match arg {
             "--set" => only.push((*args.next().ok_or("--set needs a name")?).to_owned()),
-            "--eval" => {
-                external = Some(PathBuf::from(args.next().ok_or("--eval needs a folder")?))
-            }
+            "--eval" => external = Some(PathBuf::from(args.next().ok_or("--eval needs a folder")?)),
             "--binary" => binary = Some(PathBuf::from(args.next().ok_or("--binary needs a path")?)),
             "--check" => check = true,
             other => return Err(format!("docs-eval: unknown argument {other:?}").into()),
