@@ -26,5 +26,4 @@ git ls-files -z --cached --others --exclude-standard |
 
 cd "$work/clone"
 # The build artefacts of the checkout are reused (only xtask is built again for the copy).
-unset BOTMESH_DOCS_EVAL
 CARGO_TARGET_DIR="$target" cargo xtask docs-eval --binary "$target/release/botmesh-mcp" --check

@@ -884,6 +884,8 @@ mod properties {
                 (
                     proptest::sample::select(vec![
                         "a.md", "es/b.md", "guide/c.md", "es/guide/d.md", "pt-br/e.md", "x/y/z.md",
+                        // Copies of one page in three languages: mirror groups.
+                        "es/a.md", "pt-br/a.md",
                     ]),
                     proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..30),
                 ),
@@ -905,12 +907,27 @@ mod properties {
             for pair in hits.windows(2) {
                 prop_assert!(pair[0].score >= pair[1].score, "{:?}", hits);
             }
+            let mut places = Vec::new();
             for hit in &hits {
                 prop_assert!(written.contains(&hit.path.as_str()), "{}", hit.path);
                 prop_assert!(hit.score.is_finite() && hit.score > 0.0);
                 prop_assert!(hit.snippet.chars().count() <= 200);
+                // Every section takes one place at most, as a result or as a mirror, and
+                // every one can be read by the anchor given.
+                places.push((hit.path.clone(), hit.anchor.clone()));
+                for mirror in &hit.mirrors {
+                    prop_assert!(written.contains(&mirror.path.as_str()), "{}", mirror.path);
+                    prop_assert_ne!(&mirror.path, &hit.path);
+                    places.push((mirror.path.clone(), mirror.anchor.clone()));
+                }
+                let section = docs.section(&hit.path, &hit.anchor).unwrap();
+                prop_assert_eq!(&section.heading, &hit.heading);
             }
-            prop_assert_eq!(docs.search(&query, limit).unwrap(), hits);
+            let distinct: std::collections::BTreeSet<_> = places.iter().collect();
+            prop_assert_eq!(distinct.len(), places.len(), "{:?}", hits);
+            prop_assert_eq!(&docs.search(&query, limit).unwrap(), &hits);
+            let long = docs.search(&query, 50).unwrap();
+            prop_assert_eq!(&hits[..], &long[..hits.len()]);
         }
 
         #[test]
