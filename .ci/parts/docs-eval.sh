@@ -25,5 +25,14 @@ git ls-files -z --cached --others --exclude-standard |
 [ ! -e "$work/shared" ] || { echo "docs-eval.sh: $work/shared exists" >&2; exit 1; }
 
 cd "$work/clone"
-# The build artefacts of the checkout are reused (only xtask is built again for the copy).
-CARGO_TARGET_DIR="$target" cargo xtask docs-eval --binary "$target/release/botmesh-mcp" --check
+# xtask is built in the copy, into a target folder of its own: xtask finds the project through
+# the path it was compiled at, so the checkout's xtask would read the checkout's eval/. Only the
+# server binary comes from the checkout's build (the same sources).
+CARGO_TARGET_DIR="$work/target" cargo xtask docs-eval --binary "$target/release/botmesh-mcp" --check |
+    tee "$work/eval.log"
+# Every set was read from the copy.
+sets="$(grep -c '^## [a-z]* (' "$work/eval.log" || true)"
+from_copy="$(grep -c "^## [a-z]* ($work/clone/eval/" "$work/eval.log" || true)"
+[ "$sets" -ge 2 ] && [ "$sets" = "$from_copy" ] ||
+    { echo "docs-eval.sh: $from_copy of $sets sets were read from the copy" >&2; exit 1; }
+echo "docs-eval: $sets sets read from a copy of the repository with nothing beside it"
