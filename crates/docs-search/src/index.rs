@@ -92,7 +92,7 @@ struct Weights {
 const WEIGHTS: Weights = Weights {
     field: [3.0, 1.0, 0.5, 1.0],
     b: [0.5, 0.9, 0.75, 0.5],
-    k1: 1.5,
+    k1: 1.2,
     part: 0.5,
     stem: 0.5,
     stopword: 0.3,

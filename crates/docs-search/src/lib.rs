@@ -91,7 +91,7 @@
 //!   `::: fastapi.WebSocket` with their options) and context (1: the page
 //!   title and the headings above the section's). A query word's frequency
 //!   in each field is length-normalised per field (`b` 0.5, 0.9, 0.75,
-//!   0.5), weighted, summed, then saturated (`k1` 1.5) and multiplied by the
+//!   0.5), weighted, summed, then saturated (`k1` 1.2) and multiplied by the
 //!   word's inverse document frequency (BM25's, over sections). English and Spanish
 //!   function words (`the`, `de`) weigh 0.3, an identifier's parts 0.5.
 //! - Bonuses: coverage (the query's total IDF times the squared share of it
@@ -125,13 +125,13 @@
 //!   -> 0.654), dropping it (FastAPI held-out natural-language below
 //!   BM25's), code weighing 0.3 or 0.75 instead of 0.5 (React held-out
 //!   0.649, 0.639), and identifier parts left out of the body text too
-//!   (React held-out 0.620). Kept: `k1` 1.5 instead of 1.2 (term
-//!   frequencies saturate later; no half lost: FastAPI held-out 0.699 ->
-//!   0.702, natural-language 0.526 -> 0.531, tuning unchanged; React
-//!   held-out 0.658 -> 0.661, 0.521 -> 0.525, tuning 0.739 -> 0.746); 0.9,
-//!   1.8 and 2.0 lost a half, and so did, on top of it, function words at
-//!   0.2, a neighbour share of 0.15, the example bonus at 0.2 and stem
-//!   matches at 0.7. Tried and left out because they measured
+//!   (React held-out 0.620). `k1` 1.5 instead of 1.2 lost no half
+//!   (FastAPI held-out 0.699 -> 0.702, natural-language 0.526 -> 0.531;
+//!   React held-out 0.658 -> 0.661, 0.521 -> 0.525) but slowed the
+//!   benchmark's queries (synthetic tree, fastest-run p50 0.14 -> 0.19 ms,
+//!   runs taken in turn), too much for so small a gain; 0.9, 1.8 and 2.0 lost
+//!   a half, and so did, with 1.5, function words at 0.2, a neighbour share
+//!   of 0.15, the example bonus at 0.2 and stem matches at 0.7. Tried and left out because they measured
 //!   worse or no better there: term proximity (the distance between the
 //!   closest two query words), pseudo-relevance feedback (RM3: words of the
 //!   best sections added to the query), the whole page as a fifth field, a
