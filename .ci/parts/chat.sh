@@ -3,10 +3,7 @@
 # numbers and commands, and checks the bubbles, the numbered items, colour and NO_COLOR. The
 # piped side is tested by `cargo test` (crates/mcp-bin/tests/it/chat.rs).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/../lib.sh"
 
-target="${CARGO_TARGET_DIR:-target}"
-case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
-# Always build: cargo does nothing when the binary is fresh, and a part run alone must not test a stale one.
-cargo build --release --locked -q -p botmesh-mcp-cli
-python3 tools/chat-pty/chat_pty.py "$target/release/botmesh-mcp" examples/flows/support-menu.json
+build_release
+python3 tools/chat-pty/chat_pty.py "$bin" examples/flows/support-menu.json

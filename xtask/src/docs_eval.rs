@@ -1,55 +1,108 @@
-//! `cargo xtask docs-eval`: the shared docs-search evaluation (FastAPI docs, English and
-//! Spanish, 90 known-item queries; `../shared/eval/docs-search/` beside the clone) run
-//! against the release binary over MCP stdio, with its table printed for all queries, the
-//! odd-numbered ones (the tuning half) and the even-numbered ones (the held-out half), beside
-//! the harness's own BM25 baseline.
+//! `cargo xtask docs-eval`: the docs-search evaluations vendored in `eval/` (the FastAPI docs
+//! and the React docs, each in English and Spanish, 90 known-item queries each, decoys in
+//! excluded folders) run against the release binary over MCP stdio, beside each harness's own
+//! BM25 baseline. For every set it prints one table: all queries, the odd-numbered ones (the
+//! tuning half) and the even-numbered ones (the held-out half), each for every query and for
+//! the natural-language ones (`kind=nl`), MRR@10, R@1 and R@10, ours and BM25's.
 //!
-//! `--check` also holds the floors below (CI runs it: `.ci/parts/docs-eval.sh`): the whole
-//! set's MRR@10 and R@1, the natural-language queries' MRR@10, R@10 of every group at least
-//! the BM25 baseline's, and no leak (a result from an excluded folder) nor error.
+//! `--check` also holds the floors of [`SETS`] (CI runs it: `.ci/parts/docs-eval.sh`): per
+//! set, the whole set's MRR@10 and R@1 and the natural-language queries' MRR@10 at least the
+//! set's floors; R@10 of every harness group at least BM25's; and no leak (a result from an
+//! excluded folder) nor error.
 //!
-//! Options: `--eval DIR` (the harness folder; default `../shared/eval/docs-search`, or
-//! `$BOTMESH_DOCS_EVAL`), `--binary PATH` (default: build and use
-//! `target/release/botmesh-mcp`), `--check`.
+//! Options: `--set NAME` (only that set of [`SETS`]; repeatable), `--eval DIR` (instead, a
+//! harness folder of the same format, e.g. a set kept outside the repository: no floors but
+//! BM25's R@10, leaks and errors), `--binary PATH` (default: build and use
+//! `target/release/botmesh-mcp`), `--check`. Nothing outside the clone is read unless
+//! `--eval` names it.
 
 use std::collections::BTreeMap;
 use std::error::Error;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Floor of MRR@10 over all 90 queries.
-const FLOOR_MRR: f64 = 0.72;
-/// Floor of R@1 over all 90 queries.
-const FLOOR_R1: f64 = 0.65;
-/// Floor of MRR@10 over the natural-language queries (`kind=nl`).
-const FLOOR_NL_MRR: f64 = 0.56;
+/// One vendored evaluation set and its floors.
+#[derive(Debug, Clone, Copy)]
+struct Set {
+    /// Its name (`--set`).
+    name: &'static str,
+    /// Its harness folder, relative to the project root.
+    dir: &'static str,
+    /// Floor of MRR@10 over all its queries.
+    mrr: f64,
+    /// Floor of R@1 over all its queries.
+    r1: f64,
+    /// Floor of MRR@10 over its natural-language queries (`kind=nl`).
+    nl_mrr: f64,
+}
+
+/// The vendored sets, with floors just under what the engine reaches.
+const SETS: [Set; 2] = [
+    Set {
+        name: "fastapi",
+        dir: "eval/docs-search-fastapi",
+        mrr: 0.72,
+        r1: 0.65,
+        nl_mrr: 0.56,
+    },
+    Set {
+        name: "react",
+        dir: "eval/docs-search-react",
+        mrr: 0.69,
+        r1: 0.61,
+        nl_mrr: 0.56,
+    },
+];
 
 /// One table of the harness: group name → metric name → value.
 type Table = BTreeMap<String, BTreeMap<String, f64>>;
 
+/// One query's outcome, from the harness's `ranks.tsv`.
+#[derive(Debug, Clone, PartialEq)]
+struct Ranked {
+    /// The query's number (`q07` → 7).
+    number: u32,
+    /// Its kind (`nl`, `identifier`, ...).
+    kind: String,
+    /// The rank of the first correct section, if in the results.
+    rank: Option<u32>,
+}
+
 /// Runs the task.
 pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
     let root = crate::project_root();
-    let mut eval_dir = std::env::var_os("BOTMESH_DOCS_EVAL")
-        .map_or_else(|| root.join("../shared/eval/docs-search"), PathBuf::from);
+    let mut only: Vec<String> = Vec::new();
+    let mut external = None;
     let mut binary = None;
     let mut check = false;
     let mut args = args.iter();
     while let Some(&arg) = args.next() {
         match arg {
-            "--eval" => eval_dir = PathBuf::from(args.next().ok_or("--eval needs a folder")?),
+            "--set" => only.push((*args.next().ok_or("--set needs a name")?).to_owned()),
+            "--eval" => external = Some(PathBuf::from(args.next().ok_or("--eval needs a folder")?)),
             "--binary" => binary = Some(PathBuf::from(args.next().ok_or("--binary needs a path")?)),
             "--check" => check = true,
             other => return Err(format!("docs-eval: unknown argument {other:?}").into()),
         }
     }
-    let harness = eval_dir.join("eval.py");
-    if !harness.is_file() {
-        return Err(format!(
-            "no harness at {} (pass --eval DIR or set BOTMESH_DOCS_EVAL)",
-            harness.display()
-        )
-        .into());
+    for name in &only {
+        if !SETS.iter().any(|s| s.name == name) {
+            return Err(format!("docs-eval: no set named {name:?}").into());
+        }
+    }
+    let sets: Vec<(String, PathBuf, Option<Set>)> = match external {
+        Some(dir) => vec![("external".to_owned(), dir, None)],
+        None => SETS
+            .iter()
+            .filter(|s| only.is_empty() || only.iter().any(|n| n == s.name))
+            .map(|s| (s.name.to_owned(), root.join(s.dir), Some(*s)))
+            .collect(),
+    };
+    for (_, dir, _) in &sets {
+        if !dir.join("eval.py").is_file() {
+            return Err(format!("no harness at {}", dir.join("eval.py").display()).into());
+        }
     }
     let binary = match binary {
         Some(binary) => binary,
@@ -68,31 +121,28 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
     if !binary.is_file() {
         return Err(format!("no binary at {}", binary.display()).into());
     }
-    let out = crate::target_dir(&root).join("docs-eval");
-    std::fs::create_dir_all(&out)?;
-    let (odd, even) = halves(&eval_dir.join("queries.jsonl"))?;
     let mcp = format!("{} --docs {{corpus}}", binary.display());
-
-    let bm25 = harness_table(&harness, &out, "bm25", None, None)?;
-    println!(
-        "## BM25 baseline (the harness's own), all queries\n{}",
-        bm25.1
-    );
-    let mut ours = None;
-    for (label, only) in [
-        ("all", None),
-        ("odd (tuning half)", Some(&odd)),
-        ("even (held out)", Some(&even)),
-    ] {
-        let name = format!("botmesh-{}", label.split(' ').next().unwrap_or(label));
-        let (table, text) = harness_table(&harness, &out, &name, Some(&mcp), only)?;
-        println!("## botmesh-mcp, {label} queries\n{text}");
-        if only.is_none() {
-            ours = Some(table);
+    let mut failures = Vec::new();
+    for (name, dir, set) in &sets {
+        let out = crate::target_dir(&root).join("docs-eval").join(name);
+        std::fs::create_dir_all(&out)?;
+        let harness = dir.join("eval.py");
+        let (bm25, _) = harness_run(&harness, &out, "bm25", None)?;
+        let (ours, text) = harness_run(&harness, &out, "botmesh", Some(&mcp))?;
+        println!(
+            "## {name} ({}): botmesh-mcp, all queries (the harness's table)\n{text}\n",
+            dir.display()
+        );
+        let ours_ranks = read_ranks(&out.join("botmesh.ranks.tsv"))?;
+        let bm25_ranks = read_ranks(&out.join("bm25.ranks.tsv"))?;
+        println!(
+            "## {name}: ours / BM25 by half\n{}",
+            halves_table(&ours_ranks, &bm25_ranks)
+        );
+        for failure in floors(&ours, &bm25, set.as_ref()) {
+            failures.push(format!("{name}: {failure}"));
         }
     }
-    let ours = ours.ok_or("no table for all queries")?;
-    let failures = floors(&ours, &bm25.0);
     for failure in &failures {
         println!("below the floor: {failure}");
     }
@@ -100,48 +150,32 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
         return Err(format!("{} floor(s) not held", failures.len()).into());
     }
     if failures.is_empty() {
+        let held: Vec<String> = sets
+            .iter()
+            .filter_map(|(_, _, s)| s.as_ref())
+            .map(|s| {
+                format!(
+                    "{}: MRR@10 >= {}, R@1 >= {}, kind=nl MRR@10 >= {}",
+                    s.name, s.mrr, s.r1, s.nl_mrr
+                )
+            })
+            .collect();
         println!(
-            "floors held: MRR@10 >= {FLOOR_MRR}, R@1 >= {FLOOR_R1}, kind=nl MRR@10 >= {FLOOR_NL_MRR}, R@10 >= BM25 in every group, no leaks, no errors"
+            "floors held: {}{}R@10 >= BM25 in every group, no leaks, no errors",
+            held.join("; "),
+            if held.is_empty() { "" } else { "; " }
         );
     }
     Ok(())
 }
 
-/// The query ids of `queries.jsonl`, split into odd- and even-numbered ones (`q07`, `q12`).
-fn halves(queries: &Path) -> Result<(String, String), Box<dyn Error>> {
-    let mut odd = Vec::new();
-    let mut even = Vec::new();
-    for line in std::fs::read_to_string(queries)?.lines() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with("//") {
-            continue;
-        }
-        let query: serde_json::Value = serde_json::from_str(line)?;
-        let id = query["id"]
-            .as_str()
-            .ok_or("a query without an id")?
-            .to_owned();
-        let number: u32 = id
-            .trim_start_matches(|c: char| !c.is_ascii_digit())
-            .parse()
-            .map_err(|_| format!("a query id without a number: {id}"))?;
-        if number % 2 == 1 {
-            odd.push(id)
-        } else {
-            even.push(id)
-        }
-    }
-    Ok((odd.join(","), even.join(",")))
-}
-
-/// Runs the harness once (the server when `mcp` is given, else its BM25 baseline) and
-/// returns its table, parsed and as printed.
-fn harness_table(
+/// Runs the harness once over all queries (the server when `mcp` is given, else its BM25
+/// baseline), writing `NAME.ranks.tsv` into `out`; returns its table, parsed and as printed.
+fn harness_run(
     harness: &Path,
     out: &Path,
     name: &str,
     mcp: Option<&str>,
-    only: Option<&String>,
 ) -> Result<(Table, String), Box<dyn Error>> {
     let mut command = Command::new("python3");
     command
@@ -152,9 +186,6 @@ fn harness_table(
         .arg(out);
     if let Some(mcp) = mcp {
         command.arg("--mcp").arg(mcp);
-    }
-    if let Some(only) = only {
-        command.arg("--only").arg(only);
     }
     let output = command.output()?;
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -206,8 +237,88 @@ fn parse_table(text: &str) -> Result<Table, Box<dyn Error>> {
     Ok(table)
 }
 
-/// The floors `ours` does not hold, described.
-fn floors(ours: &Table, bm25: &Table) -> Vec<String> {
+/// Reads the harness's `ranks.tsv` (a header, then `id kind lang rank ...` per query; a
+/// rank of `-` is a miss).
+fn read_ranks(path: &Path) -> Result<Vec<Ranked>, Box<dyn Error>> {
+    parse_ranks(&std::fs::read_to_string(path)?)
+}
+
+/// See [`read_ranks`].
+fn parse_ranks(text: &str) -> Result<Vec<Ranked>, Box<dyn Error>> {
+    let mut ranked = Vec::new();
+    for line in text.lines().skip(1) {
+        let cells: Vec<&str> = line.split('\t').collect();
+        let [id, kind, _, rank, ..] = cells.as_slice() else {
+            return Err(format!("a short line in ranks.tsv: {line:?}").into());
+        };
+        let number = id
+            .trim_start_matches(|c: char| !c.is_ascii_digit())
+            .parse()
+            .map_err(|_| format!("a query id without a number: {id}"))?;
+        let rank = match *rank {
+            "-" => None,
+            rank => Some(rank.parse().map_err(|_| format!("a bad rank: {rank}"))?),
+        };
+        ranked.push(Ranked {
+            number,
+            kind: (*kind).to_owned(),
+            rank,
+        });
+    }
+    if ranked.is_empty() {
+        return Err("an empty ranks.tsv".into());
+    }
+    Ok(ranked)
+}
+
+/// MRR@10, R@1 and R@10 of `ranked`, and its size.
+fn metrics<'a>(ranked: impl Iterator<Item = &'a Ranked>) -> (usize, [f64; 3]) {
+    let (mut n, mut sums) = (0usize, [0.0f64; 3]);
+    for r in ranked {
+        n += 1;
+        if let Some(rank) = r.rank.filter(|&rank| (1..=10).contains(&rank)) {
+            sums[0] += 1.0 / f64::from(rank);
+            sums[1] += f64::from(u8::from(rank == 1));
+            sums[2] += 1.0;
+        }
+    }
+    let n_f = n.max(1) as f64;
+    (n, sums.map(|s| s / n_f))
+}
+
+/// The per-half comparison: every (half, group) row with ours / BM25's MRR@10, R@1 and R@10.
+fn halves_table(ours: &[Ranked], bm25: &[Ranked]) -> String {
+    let mut text = format!(
+        "{:<22}{:>4}  {:>13}  {:>13}  {:>13}\n",
+        "half, group", "n", "MRR@10", "R@1", "R@10"
+    );
+    type Filter = fn(&Ranked) -> bool;
+    let halves: [(&str, Filter); 3] = [
+        ("all", |_| true),
+        ("odd (tuning)", |r| r.number % 2 == 1),
+        ("even (held out)", |r| r.number % 2 == 0),
+    ];
+    let groups: [(&str, Filter); 2] = [("ALL", |_| true), ("nl", |r| r.kind == "nl")];
+    for (half, in_half) in halves {
+        for (group, in_group) in groups {
+            let pick = |r: &&Ranked| in_half(r) && in_group(r);
+            let (n, a) = metrics(ours.iter().filter(pick));
+            let (_, b) = metrics(bm25.iter().filter(pick));
+            let mut row = format!("{:<22}{n:>4}", format!("{half}, {group}"));
+            for (x, y) in a.iter().zip(b) {
+                let mark = if *x + 1e-9 < y { '<' } else { ' ' };
+                let _ = write!(row, "  {x:.3} / {y:.3}{mark}");
+            }
+            text.push_str(row.trim_end());
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// The floors `ours` does not hold, described (`set`'s own, when given, then BM25's R@10 of
+/// every group, leaks and errors).
+fn floors(ours: &Table, bm25: &Table, set: Option<&Set>) -> Vec<String> {
     let get = |table: &Table, group: &str, metric: &str| {
         table
             .get(group)
@@ -222,13 +333,15 @@ fn floors(ours: &Table, bm25: &Table) -> Vec<String> {
             failures.push(format!("{what} {value:.3} < {floor:.3}"));
         }
     };
-    at_least("ALL MRR@10".into(), get(ours, "ALL", "MRR@10"), FLOOR_MRR);
-    at_least("ALL R@1".into(), get(ours, "ALL", "R@1"), FLOOR_R1);
-    at_least(
-        "kind=nl MRR@10".into(),
-        get(ours, "kind=nl", "MRR@10"),
-        FLOOR_NL_MRR,
-    );
+    if let Some(set) = set {
+        at_least("ALL MRR@10".into(), get(ours, "ALL", "MRR@10"), set.mrr);
+        at_least("ALL R@1".into(), get(ours, "ALL", "R@1"), set.r1);
+        at_least(
+            "kind=nl MRR@10".into(),
+            get(ours, "kind=nl", "MRR@10"),
+            set.nl_mrr,
+        );
+    }
     for group in bm25.keys() {
         at_least(
             format!("{group} R@10 (BM25's)"),
@@ -260,14 +373,51 @@ latency ms: p50 0.4  p95 5.8\n";
         let ours = parse_table(TABLE).unwrap();
         assert_eq!(ours["kind=nl"]["R@10"], 0.745);
         assert_eq!(ours.len(), 2);
-        assert!(floors(&ours, &ours).is_empty());
+        assert!(floors(&ours, &ours, Some(&SETS[0])).is_empty());
         let better = parse_table(&TABLE.replace("0.745", "0.800")).unwrap();
         assert_eq!(
-            floors(&ours, &better),
+            floors(&ours, &better, None),
             vec!["kind=nl R@10 (BM25's) 0.745 < 0.800".to_owned()]
         );
         let leaky = parse_table(&TABLE.replace("0.687        0", "0.687        2")).unwrap();
-        assert_eq!(floors(&leaky, &ours), vec!["leaks: 2".to_owned()]);
+        assert_eq!(floors(&leaky, &ours, None), vec!["leaks: 2".to_owned()]);
+        let low = Set {
+            mrr: 0.75,
+            ..SETS[0]
+        };
+        assert_eq!(
+            floors(&ours, &ours, Some(&low)),
+            vec!["ALL MRR@10 0.730 < 0.750".to_owned()]
+        );
         assert!(parse_table("nothing").is_err());
+    }
+
+    #[test]
+    fn halves_are_computed_from_ranks() {
+        let tsv = "id\tkind\tlang\trank\tndcg10\tleaks\tquery\ttop1\terror\n\
+q01\tnl\ten\t1\t1\t0\ta\tx\t\n\
+q02\tnl\ten\t2\t1\t0\tb\tx\t\n\
+q03\tidentifier\tcross\t-\t0\t0\tc\t\t\n\
+q04\tphrase\tes\t4\t1\t0\td\tx\t\n";
+        let ranked = parse_ranks(tsv).unwrap();
+        assert_eq!(ranked[2].rank, None);
+        let (n, m) = metrics(ranked.iter());
+        assert_eq!(n, 4);
+        assert!((m[0] - (1.0 + 0.5 + 0.25) / 4.0).abs() < 1e-12);
+        assert_eq!(m[1], 0.25);
+        assert_eq!(m[2], 0.75);
+        let table = halves_table(&ranked, &ranked);
+        // Odd half: q01 (rank 1) and q03 (a miss).
+        assert!(table.contains("odd (tuning), ALL        2  0.500 / 0.500   0.500 / 0.500"));
+        assert!(!table.contains('<'));
+        let worse: Vec<Ranked> = ranked
+            .iter()
+            .map(|r| Ranked {
+                rank: None,
+                ..r.clone()
+            })
+            .collect();
+        assert!(halves_table(&worse, &ranked).contains("0.000 / 1.000<"));
+        assert!(parse_ranks("header only\n").is_err());
     }
 }

@@ -11,8 +11,9 @@
 //!   the figures into the getting-started guide (EN and ES).
 //! - `cargo xtask npm [--all-platforms]`: build the binaries and assemble the npm packages in
 //!   `target/npm/`.
-//! - `cargo xtask docs-eval [--check]`: the shared docs-search evaluation against the release
-//!   binary (all queries, odd and even halves, beside BM25), with floors under `--check`.
+//! - `cargo xtask docs-eval [--check] [--set NAME] [--eval DIR]`: the docs-search evaluations
+//!   vendored in `eval/` (FastAPI, React) against the release binary (all queries, odd and even
+//!   halves, beside BM25), with per-set floors under `--check`.
 //! - `cargo xtask tidy`: the crate dependency arrows, a `//!` on every Rust file, no skipped or
 //!   panic-expecting tests (also a `#[test]`).
 #![expect(
@@ -59,7 +60,7 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("docs-eval") => docs_eval::run(&rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <schema [--check] | picture [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | figures [--runs N] [--binary PATH] | npm [--locked] [--no-build] [--all-platforms] | tidy | docs-eval [--check]>"
+                "usage: cargo xtask <schema [--check] | picture [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | figures [--runs N] [--binary PATH] | npm [--locked] [--no-build] [--all-platforms] | tidy | docs-eval [--check] [--set NAME] [--eval DIR] [--binary PATH]>"
             );
             Err("unknown or missing task".into())
         }

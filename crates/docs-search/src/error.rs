@@ -46,6 +46,16 @@ pub enum Error {
         /// The characters of the page.
         total: usize,
     },
+    /// No section of the page has the asked heading or anchor.
+    #[error(
+        "heading {heading:?} names no section of {path} (pass the heading or the anchor of a docs_search result)"
+    )]
+    SectionNotFound {
+        /// The heading or anchor asked.
+        heading: String,
+        /// The page's path, as asked.
+        path: String,
+    },
     /// A page or folder under the root could not be read.
     #[error("cannot read {path}")]
     Io {

@@ -1,11 +1,11 @@
 //! The in-memory index: pages, sections and postings; ranking.
 
-use crate::SearchHit;
 use crate::dict::{Dict, ENGLISH, SPANISH, stemmers};
 use crate::markdown::{self, ParsedPage};
 use crate::root::{Listed, Root, Stamp};
 use crate::snippet;
 use crate::text::{fold, fold_into, identifier_parts, is_stopword, words};
+use crate::{Mirror, SearchHit};
 
 /// Posting flag: the term is in the section's heading.
 const IN_HEADING: u32 = 1;
@@ -149,6 +149,10 @@ struct Section {
     heading_words: u16,
     /// Terms of the headings above this one (with identifier parts), sorted and distinct.
     parents: Box<[u32]>,
+    /// The section's anchor, unique in its page (see [`markdown::RawSection`]).
+    anchor: Box<str>,
+    /// Whether the anchor is written in the Markdown (not a slug of the heading).
+    explicit: bool,
 }
 
 /// One indexed page.
@@ -292,6 +296,8 @@ fn build_page(dict: &mut Dict, listed: &Listed, parsed: ParsedPage, bytes: usize
                 text: raw.text,
                 code: raw.code,
                 seq: Box::from(seq.as_slice()),
+                anchor: raw.anchor.into_boxed_str(),
+                explicit: raw.explicit,
             }
         })
         .collect();
@@ -435,6 +441,12 @@ pub(crate) struct Index {
     locale_spans: Option<Vec<(u32, u32)>>,
     /// Section id → running score, all default between queries.
     scratch: Vec<SectionScore>,
+    /// Section id → the next section of its mirror group, the same section in
+    /// the pages of the same path under other locales (itself when alone):
+    /// each group is a cycle.
+    mirror_next: Vec<u32>,
+    /// The most sections in one mirror group (1 without mirrors).
+    mirror_most: usize,
 }
 
 impl Index {
@@ -483,7 +495,7 @@ impl Index {
     }
 
     /// Calls `f(term, flag, section id)` for every word occurrence of every
-    /// section (identifier parts included), then for its context terms.
+    /// section (identifier parts included, but for code's), then for its context terms.
     fn visit_terms(&self, mut f: impl FnMut(u32, u32, u32)) {
         let mut id = 0u32;
         for page in &self.pages {
@@ -495,8 +507,13 @@ impl Index {
                         continue;
                     }
                     f(term, flag, id);
-                    for &part in self.dict.parts(term) {
-                        f(part, flag, id);
+                    // An identifier in code is found by its whole name only: its parts
+                    // (`port` of `devServerPort`) made plain questions match API code
+                    // (measured on both sets; see the crate docs).
+                    if flag != IN_CODE {
+                        for &part in self.dict.parts(term) {
+                            f(part, flag, id);
+                        }
                     }
                 }
                 for &term in page.title_terms.iter().chain(section.parents.iter()) {
@@ -628,6 +645,74 @@ impl Index {
         self.locale_spans = contiguous.then_some(spans);
         self.locales = locales;
         self.scratch = Vec::new();
+        let (next, most) = self.mirror_groups();
+        self.mirror_next = next;
+        self.mirror_most = most;
+    }
+
+    /// The mirror groups (see `mirror_next`): pages of the same path below
+    /// their locale folder (`guide/a.md`, `es/guide/a.md`, or `en/x.md`,
+    /// `es/x.md`) are copies in other languages, and two of their sections are
+    /// the same when both write the same anchor, else (neither writes one, or
+    /// only one does) when they are at the same place in pages of as many
+    /// sections. Each page is paired with the first of its copies (in path order).
+    fn mirror_groups(&self) -> (Vec<u32>, usize) {
+        let mut next: Vec<u32> =
+            (0..u32::try_from(self.sections.len()).unwrap_or(u32::MAX)).collect();
+        let mut first = Vec::with_capacity(self.pages.len());
+        let mut at = 0u32;
+        for page in &self.pages {
+            first.push(at);
+            at += u32::try_from(page.sections.len()).unwrap_or(u32::MAX);
+        }
+        let mut copies: rustc_hash::FxHashMap<&str, Vec<usize>> = rustc_hash::FxHashMap::default();
+        for (ix, page) in self.pages.iter().enumerate() {
+            let locale = locale_of(&page.rel);
+            let key = if locale.is_empty() {
+                page.rel.as_str()
+            } else {
+                &page.rel[locale.len() + 1..]
+            };
+            copies.entry(key).or_default().push(ix);
+        }
+        let mut size = vec![1usize; self.sections.len()];
+        let mut most = 1;
+        let mut groups: Vec<&Vec<usize>> = copies.values().filter(|p| p.len() > 1).collect();
+        groups.sort_unstable();
+        for pages in groups {
+            let reference = &self.pages[pages[0]];
+            let anchors: rustc_hash::FxHashMap<&str, usize> = reference
+                .sections
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.explicit)
+                .map(|(i, s)| (&*s.anchor, i))
+                .collect();
+            for &other in &pages[1..] {
+                let copy = &self.pages[other];
+                let same_shape = copy.sections.len() == reference.sections.len();
+                let mut taken = vec![false; reference.sections.len()];
+                for (j, section) in copy.sections.iter().enumerate() {
+                    let by_anchor = section
+                        .explicit
+                        .then(|| anchors.get(&*section.anchor).copied())
+                        .flatten();
+                    let by_place = (same_shape
+                        && !(section.explicit && reference.sections[j].explicit))
+                        .then_some(j);
+                    let Some(i) = by_anchor.or(by_place).filter(|&i| !taken[i]) else {
+                        continue;
+                    };
+                    taken[i] = true;
+                    let (a, b) = (first[pages[0]] + i as u32, first[other] + j as u32);
+                    // Splice b's cycle (itself alone) into a's.
+                    next.swap(a as usize, b as usize);
+                    size[a as usize] += 1;
+                    most = most.max(size[a as usize]);
+                }
+            }
+        }
+        (next, most)
     }
 
     /// The postings of a term.
@@ -850,13 +935,18 @@ impl Index {
             + f64::from(freqs >> 24) * norms[CONTEXT]
     }
 
-    /// The best `limit` sections for `query`.
-    pub(crate) fn search(&mut self, query: &str, limit: usize) -> Vec<SearchHit> {
+    /// The best `wanted` results for `query` (a section each, its copies in
+    /// other languages folded into it).
+    pub(crate) fn search(&mut self, query: &str, wanted: usize) -> Vec<SearchHit> {
         let w = w();
         let query = self.resolve(query);
-        if query.groups.is_empty() || limit == 0 {
+        if query.groups.is_empty() || wanted == 0 {
             return Vec::new();
         }
+        // Enough of the ranking to fill `wanted` results after folding mirrors
+        // (each result stands for at most `mirror_most` sections), so a short
+        // list is the start of a longer one.
+        let limit = wanted.saturating_mul(self.mirror_most.max(1));
         let mut scores = std::mem::take(&mut self.scratch);
         scores.resize(self.sections.len(), SectionScore::default());
         let total_idf: f64 = query.groups.iter().map(|g| g.idf).sum();
@@ -999,19 +1089,51 @@ impl Index {
             scored.truncate(limit);
         }
         scored.sort_by(order);
-        scored
-            .into_iter()
-            .map(|(score, id)| {
-                let (page, section) = self.section(id);
-                SearchHit {
-                    path: page.rel.clone(),
-                    title: page.title.clone(),
-                    heading: section.heading.clone(),
-                    snippet: self.snippet(section, &query),
-                    score,
-                }
-            })
-            .collect()
+        let mut hits = Vec::with_capacity(wanted.min(scored.len()));
+        let mut folded: Vec<u32> = Vec::new();
+        for (score, id) in scored {
+            if hits.len() == wanted {
+                break;
+            }
+            if folded.contains(&id) {
+                continue;
+            }
+            // The section's group, in cycle order from it.
+            let mut group = vec![id];
+            let mut member = self.mirror_next[id as usize];
+            while member != id && group.len() <= self.mirror_most {
+                group.push(member);
+                member = self.mirror_next[member as usize];
+            }
+            folded.extend(&group[1..]);
+            // Shown: the copy ranked first, which the locale bonus makes the
+            // copy in the query's language unless another matches clearly better.
+            let shown = id;
+            let mut mirrors: Vec<Mirror> = group
+                .iter()
+                .filter(|&&m| m != shown)
+                .map(|&m| {
+                    let (page, section) = self.section(m);
+                    Mirror {
+                        path: page.rel.clone(),
+                        heading: section.heading.clone(),
+                        anchor: section.anchor.to_string(),
+                    }
+                })
+                .collect();
+            mirrors.sort_by(|a, b| a.path.cmp(&b.path));
+            let (page, section) = self.section(shown);
+            hits.push(SearchHit {
+                path: page.rel.clone(),
+                title: page.title.clone(),
+                heading: section.heading.clone(),
+                anchor: section.anchor.to_string(),
+                snippet: self.snippet(section, &query),
+                score,
+                mirrors,
+            });
+        }
+        hits
     }
 
     /// The snippet of a hit: its body text (then its code) around the best match.

@@ -18,6 +18,88 @@ pub(crate) struct RawSection {
     pub(crate) code: String,
     /// The headings this section sits under (H2 above an H3, ...), joined by spaces.
     pub(crate) parents: String,
+    /// The heading's level (1 to 6; 0 for text before the first heading).
+    pub(crate) level: u8,
+    /// Where the section starts in the page's Markdown, in bytes: its heading
+    /// line (for text before the first heading, the end of the front matter).
+    pub(crate) start: usize,
+    /// The section's anchor, unique in the page: the heading's own (`{ #id }`,
+    /// `{/*id*/}`), else a slug of its text (`Query parameters` →
+    /// `query-parameters`); a repeated one gets `-1`, `-2`, ... as GitHub
+    /// does. Empty for text before the first heading.
+    pub(crate) anchor: String,
+    /// Whether the anchor is the heading's own (written in the Markdown).
+    pub(crate) explicit: bool,
+}
+
+impl RawSection {
+    /// A section of `text` alone, without heading.
+    fn untitled(start: usize) -> RawSection {
+        RawSection {
+            heading: String::new(),
+            text: String::new(),
+            code: String::new(),
+            parents: String::new(),
+            level: 0,
+            start,
+            anchor: String::new(),
+            explicit: false,
+        }
+    }
+}
+
+/// The anchor a heading line writes itself: `## Title { #the-id }` (also
+/// with classes or attributes beside the id) or the MDX comment form of
+/// react.dev, `## Title {/*the-id*/}`.
+fn explicit_anchor(line: &str) -> Option<&str> {
+    let line = line.trim_end().trim_end_matches('#').trim_end();
+    let inner = line.strip_suffix('}')?;
+    let inner = &inner[inner.rfind('{')? + 1..];
+    let inner = inner.trim();
+    if let Some(comment) = inner.strip_prefix("/*").and_then(|c| c.strip_suffix("*/")) {
+        let id = comment.trim();
+        return (!id.is_empty() && !id.contains(char::is_whitespace)).then_some(id);
+    }
+    inner
+        .split_whitespace()
+        .find_map(|attr| attr.strip_prefix('#'))
+        .filter(|id| !id.is_empty())
+}
+
+/// The anchors a page has given so far, and for each base the next suffix to try.
+type Anchors = rustc_hash::FxHashMap<String, usize>;
+
+/// `base`, or the first of `base-1`, `base-2`, ... the page has not given yet.
+fn unique_anchor(anchors: &mut Anchors, base: String) -> String {
+    let mut n = anchors.get(&base).copied().unwrap_or(0);
+    let anchor = loop {
+        let candidate = if n == 0 {
+            base.clone()
+        } else {
+            format!("{base}-{n}")
+        };
+        if !anchors.contains_key(&candidate) {
+            break candidate;
+        }
+        n += 1;
+    };
+    anchors.insert(base, n + 1);
+    anchors.entry(anchor.clone()).or_insert(1);
+    anchor
+}
+
+/// GitHub's anchor for a heading's text: lowercased, spaces to `-`, and
+/// every character but letters, digits, `-` and `_` dropped.
+pub(crate) fn slug(heading: &str) -> String {
+    heading
+        .chars()
+        .flat_map(char::to_lowercase)
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A parsed page.
@@ -223,10 +305,8 @@ pub(crate) fn parse_safely(source: &str) -> (ParsedPage, Option<Fallback>) {
     let page = ParsedPage {
         title: None,
         sections: vec![RawSection {
-            heading: String::new(),
             text: collapse(source),
-            code: String::new(),
-            parents: String::new(),
+            ..RawSection::untitled(0)
         }],
     };
     (page, Some(Fallback::PlainText))
@@ -237,12 +317,10 @@ pub(crate) fn parse_safely(source: &str) -> (ParsedPage, Option<Fallback>) {
 fn parse_at(source: &str, depth: usize, options: Options) -> ParsedPage {
     let mut front_title = None;
     let mut first_h1: Option<String> = None;
-    let mut sections = vec![RawSection {
-        heading: String::new(),
-        text: String::new(),
-        code: String::new(),
-        parents: String::new(),
-    }];
+    let mut sections = vec![RawSection::untitled(0)];
+    let mut anchors = Anchors::default();
+    // Where the open heading starts in `source`, and the anchor it writes.
+    let mut heading_at = (0, None);
     // The open headings above the current one: (level, text).
     let mut open: Vec<(usize, String)> = Vec::new();
     let mut heading: Option<(bool, String)> = None;
@@ -265,7 +343,7 @@ fn parse_at(source: &str, depth: usize, options: Options) -> ParsedPage {
     // That content, while it is read.
     let mut admonition: Option<String> = None;
 
-    for event in Parser::new_ext(source, options) {
+    for (event, range) in Parser::new_ext(source, options).into_offset_iter() {
         let after_admonition = std::mem::take(&mut admonition_next);
         if let Some(content) = admonition.as_mut() {
             match event {
@@ -290,9 +368,17 @@ fn parse_at(source: &str, depth: usize, options: Options) -> ParsedPage {
         }
         match event {
             Event::Start(Tag::MetadataBlock(MetadataBlockKind::YamlStyle)) => in_metadata = true,
-            Event::End(TagEnd::MetadataBlock(_)) => in_metadata = false,
+            Event::End(TagEnd::MetadataBlock(_)) => {
+                in_metadata = false;
+                if let [only] = sections.as_mut_slice() {
+                    let rest = &source[range.end..];
+                    only.start = source.len() - rest.trim_start_matches(['\r', '\n']).len();
+                }
+            }
             Event::Start(Tag::Heading { level, .. }) => {
                 heading = Some((level == pulldown_cmark::HeadingLevel::H1, String::new()));
+                let line = source[range.clone()].lines().next().unwrap_or_default();
+                heading_at = (range.start, explicit_anchor(line).map(str::to_owned));
             }
             Event::End(TagEnd::Heading(level)) => {
                 if let Some((is_h1, text)) = heading.take() {
@@ -318,11 +404,18 @@ fn parse_at(source: &str, depth: usize, options: Options) -> ParsedPage {
                     if is_h1 && first_h1.is_none() && !text.is_empty() {
                         first_h1 = Some(text.clone());
                     }
+                    let (start, explicit) = std::mem::take(&mut heading_at);
+                    let is_explicit = explicit.is_some();
+                    let base = explicit.unwrap_or_else(|| slug(&text));
+                    let anchor = unique_anchor(&mut anchors, base);
                     sections.push(RawSection {
                         heading: text,
-                        text: String::new(),
-                        code: String::new(),
                         parents,
+                        level: u8::try_from(level).unwrap_or(6),
+                        start,
+                        anchor,
+                        explicit: is_explicit,
+                        ..RawSection::untitled(0)
                     });
                 }
                 line_start = true;
@@ -477,6 +570,44 @@ fn parse_at(source: &str, depth: usize, options: Options) -> ParsedPage {
 mod tests {
     use super::*;
     use expect_test::expect;
+
+    #[test]
+    fn anchors_are_the_headings_own_else_unique_slugs() {
+        assert_eq!(
+            explicit_anchor("## Order matters { #order-matters }"),
+            Some("order-matters")
+        );
+        assert_eq!(explicit_anchor("## Title {#x .cls key=v} ##"), Some("x"));
+        assert_eq!(
+            explicit_anchor("## Adding state {/*adding-state*/}"),
+            Some("adding-state")
+        );
+        assert_eq!(explicit_anchor("## Set {a, b}"), None);
+        assert_eq!(explicit_anchor("## Plain"), None);
+        assert_eq!(
+            slug("Query parameters: `q` & more!"),
+            "query-parameters-q--more"
+        );
+        assert_eq!(slug("Configuración Rápida"), "configuración-rápida");
+        let page = parse_safely(
+            "# A
+
+## A
+
+## A-1
+
+## A
+
+## B {#a}
+",
+        )
+        .0;
+        let anchors: Vec<&str> = page.sections.iter().map(|s| s.anchor.as_str()).collect();
+        // Every anchor is unique in the page, whatever the headings write.
+        assert_eq!(anchors, ["a", "a-1", "a-1-1", "a-2", "a-3"]);
+        let starts: Vec<usize> = page.sections.iter().map(|s| s.start).collect();
+        assert_eq!(starts, [0, 5, 11, 19, 25]);
+    }
 
     fn parse(source: &str) -> ParsedPage {
         parse_safely(source).0

@@ -884,6 +884,8 @@ mod properties {
                 (
                     proptest::sample::select(vec![
                         "a.md", "es/b.md", "guide/c.md", "es/guide/d.md", "pt-br/e.md", "x/y/z.md",
+                        // Copies of one page in three languages: mirror groups.
+                        "es/a.md", "pt-br/a.md",
                     ]),
                     proptest::collection::vec(proptest::sample::select(PIECES.to_vec()), 0..30),
                 ),
@@ -905,12 +907,27 @@ mod properties {
             for pair in hits.windows(2) {
                 prop_assert!(pair[0].score >= pair[1].score, "{:?}", hits);
             }
+            let mut places = Vec::new();
             for hit in &hits {
                 prop_assert!(written.contains(&hit.path.as_str()), "{}", hit.path);
                 prop_assert!(hit.score.is_finite() && hit.score > 0.0);
                 prop_assert!(hit.snippet.chars().count() <= 200);
+                // Every section takes one place at most, as a result or as a mirror, and
+                // every one can be read by the anchor given.
+                places.push((hit.path.clone(), hit.anchor.clone()));
+                for mirror in &hit.mirrors {
+                    prop_assert!(written.contains(&mirror.path.as_str()), "{}", mirror.path);
+                    prop_assert_ne!(&mirror.path, &hit.path);
+                    places.push((mirror.path.clone(), mirror.anchor.clone()));
+                }
+                let section = docs.section(&hit.path, &hit.anchor).unwrap();
+                prop_assert_eq!(&section.heading, &hit.heading);
             }
-            prop_assert_eq!(docs.search(&query, limit).unwrap(), hits);
+            let distinct: std::collections::BTreeSet<_> = places.iter().collect();
+            prop_assert_eq!(distinct.len(), places.len(), "{:?}", hits);
+            prop_assert_eq!(&docs.search(&query, limit).unwrap(), &hits);
+            let long = docs.search(&query, 50).unwrap();
+            prop_assert_eq!(&hits[..], &long[..hits.len()]);
         }
 
         #[test]
@@ -1084,4 +1101,154 @@ fn a_verbatim_root_serves_its_pages() {
         paths(&docs.search("appendLog", 5).unwrap()),
         vec!["guide/logging.md"]
     );
+}
+
+#[test]
+fn a_section_is_read_alone_by_its_anchor_or_heading_with_its_heading_path() {
+    let tree = TempTree::new();
+    let page = "---\ntitle: Hooks\n---\nIntro before any heading.\n\n# Hooks\n\nAll hooks.\n\n\
+## useState { #use-state }\n\nState.\n\n### Parameters\n\n`initialState`: the first value.\n\n\
+## useRef {/*use-ref*/}\n\nRefs.\n\n### Parameters\n\n`initialValue`: the ref's first value.\n\n\
+```js\n# not a heading\n```\n\n### Parameters\n\nA third one.\n";
+    tree.write("reference/hooks.md", page);
+    let docs = DocsIndex::new(tree.path()).unwrap();
+
+    // Results carry the anchor to pass; repeated headings get unique ones.
+    let hits = docs.search("initialValue ref first value", 3).unwrap();
+    assert_eq!(hits[0].heading, "Parameters");
+    assert_eq!(hits[0].anchor, "parameters-1");
+    let section = docs.section("reference/hooks.md", &hits[0].anchor).unwrap();
+    assert_eq!(
+        section.markdown,
+        "### Parameters\n\n`initialValue`: the ref's first value.\n\n```js\n# not a heading\n```\n\n"
+    );
+    assert_eq!(section.heading_path, ["Hooks", "useRef", "Parameters"]);
+    assert_eq!(
+        docs.section("reference/hooks.md", "parameters-2")
+            .unwrap()
+            .markdown,
+        "### Parameters\n\nA third one.\n"
+    );
+
+    // The heading's own anchor, with or without `#`, or its text in any case.
+    for asked in [
+        "use-state",
+        "#use-state",
+        "USE-STATE",
+        "usestate",
+        "  useState ",
+    ] {
+        let section = docs.section("reference/hooks.md", asked).unwrap();
+        assert_eq!(section.heading, "useState", "{asked}");
+        assert_eq!(section.anchor, "use-state");
+        assert_eq!(section.markdown, "## useState { #use-state }\n\nState.\n\n");
+        assert_eq!(section.heading_path, ["Hooks", "useState"]);
+    }
+    assert_eq!(
+        docs.section("reference/hooks.md", "use-ref")
+            .unwrap()
+            .heading,
+        "useRef"
+    );
+    // A heading text names the first section that has it.
+    assert_eq!(
+        docs.section("reference/hooks.md", "parameters")
+            .unwrap()
+            .heading_path,
+        ["Hooks", "useState", "Parameters"]
+    );
+    // The text before the first heading, without the front matter.
+    let intro = docs.section("reference/hooks.md", "").unwrap();
+    assert_eq!(intro.markdown, "Intro before any heading.\n\n");
+    assert!(intro.heading_path.is_empty());
+
+    assert_eq!(
+        docs.section("reference/hooks.md", "useEffect")
+            .unwrap_err()
+            .to_string(),
+        "heading \"useEffect\" names no section of reference/hooks.md (pass the heading or the anchor of a docs_search result)"
+    );
+    assert_eq!(
+        docs.section("../x.md", "a").unwrap_err().to_string(),
+        "path must stay inside the docs root: ../x.md"
+    );
+}
+
+#[test]
+fn a_mirrored_section_takes_one_place_and_names_its_copy() {
+    let tree = TempTree::new();
+    tree.write(
+        "guide/retry.md",
+        "# Retries\n\nThe `retryText` is sent when the answer is not valid.\n\n## Limits\n\nAt most three retries of `retryText`.\n",
+    )
+    .write(
+        "es/guide/retry.md",
+        "# Reintentos\n\nEl `retryText` se envía cuando la respuesta no es válida.\n\n## Límites\n\nComo mucho tres reintentos de `retryText`.\n",
+    )
+    .write(
+        "guide/other.md",
+        "# Other\n\nThe `retryText` is mentioned here too.\n",
+    );
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs.search("retryText", 5).unwrap();
+    // Four sections hold the word, but the two mirrored pairs take one place each.
+    assert_eq!(
+        paths(&hits),
+        ["guide/retry.md", "guide/retry.md", "guide/other.md"]
+    );
+    let retries = hits.iter().find(|h| h.heading == "Retries").unwrap();
+    assert_eq!(
+        retries.mirrors,
+        [crate::Mirror {
+            path: "es/guide/retry.md".into(),
+            heading: "Reintentos".into(),
+            anchor: "reintentos".into(),
+        }]
+    );
+    let limits = hits.iter().find(|h| h.heading == "Limits").unwrap();
+    assert_eq!(limits.mirrors[0].heading, "Límites");
+    assert_eq!(limits.mirrors[0].anchor, "límites");
+    assert!(hits[2].mirrors.is_empty());
+    // A Spanish query shows the Spanish copy and names the English one.
+    let es = docs.search("cuando se envia el retryText", 5).unwrap();
+    assert_eq!(es[0].path, "es/guide/retry.md");
+    assert_eq!(es[0].mirrors[0].path, "guide/retry.md");
+    assert!(["retries", "limits"].contains(&es[0].mirrors[0].anchor.as_str()));
+    // A short list is still the start of a long one.
+    for limit in 1..5 {
+        assert_eq!(
+            docs.search("retryText", limit).unwrap()[..],
+            hits[..limit.min(3)]
+        );
+    }
+}
+
+#[test]
+fn sections_of_copies_pair_by_their_own_anchors_before_their_place() {
+    let tree = TempTree::new();
+    // FastAPI's Spanish pages keep the English anchors; this copy has a section more.
+    tree.write(
+        "en/tutorial/body.md",
+        "# Body { #body }\n\nRequest body.\n\n## Create a model { #create-your-data-model }\n\nUse zebramodel.\n",
+    )
+    .write(
+        "es/tutorial/body.md",
+        "# Cuerpo { #body }\n\nCuerpo.\n\n## Nota\n\nExtra.\n\n## Crea un modelo { #create-your-data-model }\n\nUsa zebramodel.\n",
+    );
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs.search("zebramodel", 5).unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].mirrors.len(), 1);
+    let copy = &hits[0].mirrors[0];
+    let other = if hits[0].path.starts_with("en/") {
+        "es/tutorial/body.md"
+    } else {
+        "en/tutorial/body.md"
+    };
+    assert_eq!(copy.path, other);
+    assert_eq!(copy.anchor, "create-your-data-model");
+    // The section without a counterpart stands alone.
+    let nota = docs.search("extra nota", 5).unwrap();
+    assert_eq!(nota[0].heading, "Nota");
+    assert!(nota[0].mirrors.is_empty());
 }

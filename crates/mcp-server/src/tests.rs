@@ -638,6 +638,14 @@ fn typical_calls() -> Vec<(&'static str, Value)> {
             "docs_page",
             json!({ "path": "reference/flow-document.md", "offset": 100, "length": 2000 }),
         ),
+        (
+            "docs_page",
+            json!({ "path": "reference/tools.md", "heading": "docs_page" }),
+        ),
+        (
+            "docs_page",
+            json!({ "path": "es/reference/tools.md", "heading": "docs_search", "length": 500 }),
+        ),
     ]
 }
 
@@ -758,20 +766,39 @@ type RangeLine = (u64, u64, u64, Option<Value>);
 /// `[docs_page: characters A-B of T; read on with docs_page {...}]` or `...; the end of the page]`
 /// after one newline.
 /// Returns the Markdown and the facts of the line (`offset`, `end`, `total`, the next call).
+///
+/// A section read (`heading`) has the line even when read whole: first `section "H" (anchor
+/// "a") under A › B of PATH` (or `the text before the first heading of PATH`), then, when cut,
+/// the range as for a page; [`section_fact`] reads that part.
 fn read_page_text(text: &str) -> (String, Option<RangeLine>) {
-    let Some(start) = text.rfind("[docs_page: characters ") else {
+    let Some(start) = text.rfind("\n[docs_page: ").map(|at| at + 1) else {
         return (text.to_owned(), None);
     };
     let (markdown, line) = text.split_at(start);
     let line = line
-        .strip_prefix("[docs_page: characters ")
+        .strip_prefix("[docs_page: ")
         .and_then(|line| line.strip_suffix(']'))
         .expect("the continuation line");
+    let line = match section_fact(line) {
+        Some(fact) => match line[fact.len()..].strip_prefix("; ") {
+            Some(rest) => rest,
+            None => {
+                let markdown = markdown
+                    .strip_suffix('\n')
+                    .expect("a newline before the line");
+                return (markdown.to_owned(), None);
+            }
+        },
+        None => line,
+    };
+    let line = line
+        .strip_prefix("characters ")
+        .expect("the range starts the line");
     let (range, rest) = line.split_once("; ").expect("range; rest");
     let (span, total) = range.split_once(" of ").expect("A-B of T");
     let (offset, end) = span.split_once('-').expect("A-B");
     let next = match rest {
-        "the end of the page" => None,
+        "the end of the page" | "the end of the section" => None,
         call => Some(
             serde_json::from_str(
                 call.strip_prefix("read on with docs_page ")
@@ -789,6 +816,14 @@ fn read_page_text(text: &str) -> (String, Option<RangeLine>) {
         markdown.to_owned(),
         Some((number(offset), number(end), number(total), next)),
     )
+}
+
+/// The section clause that starts a `docs_page` line (without `[docs_page: `), if any.
+fn section_fact(line: &str) -> Option<&str> {
+    if !(line.starts_with("section ") || line.starts_with("the text before the first heading")) {
+        return None;
+    }
+    Some(line.split_once("; ").map_or(line, |(fact, _)| fact))
 }
 
 /// The text rule of docs/reference/tools.md: the text item of every tool carries every fact of
@@ -872,6 +907,27 @@ fn every_tools_text_carries_the_facts_of_its_structured_content() {
         let (markdown, line) = read_page_text(&text);
         assert_eq!(markdown, structured["markdown"], "{arguments}");
         assert_eq!(structured["path"], arguments["path"]);
+        if arguments.get("heading").is_some() {
+            // A section names its heading, anchor, heading path and page in the line.
+            let last = &text[text.rfind("\n[docs_page: ").expect("a section's line") + 13..];
+            let fact = section_fact(last.trim_end_matches(']')).expect("the section clause");
+            let trail = structured["headingPath"].as_array().expect("headingPath");
+            let (own, above) = trail.split_last().expect("a heading");
+            assert_eq!(own, &structured["heading"]);
+            let mut expected = format!(
+                "section {} (anchor {}) under ",
+                structured["heading"], structured["anchor"]
+            );
+            let above: Vec<&str> = above.iter().filter_map(Value::as_str).collect();
+            expected.push_str(&above.join(" › "));
+            expected.push_str(&format!(
+                " of {}",
+                arguments["path"].as_str().unwrap_or_default()
+            ));
+            assert_eq!(fact, expected, "{arguments}");
+        } else {
+            assert!(structured.get("anchor").is_none());
+        }
         match line {
             None => {
                 assert_eq!(structured["offset"], 0);

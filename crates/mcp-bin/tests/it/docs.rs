@@ -368,3 +368,68 @@ fn edits_additions_and_removals_show_at_the_next_search() {
         Err("page not found: guide/logging.md".to_owned())
     );
 }
+
+#[test]
+fn a_result_names_its_section_and_docs_page_reads_that_section_alone() {
+    let tree = docs_tree();
+    tree.write(
+        "es/guide/logging.md",
+        "# Registro\n\nLlama a `appendLog` para añadir una línea.\n\n```ts\nappendLog(\"hola\");\n```\n\n## Durabilidad\n\nCada escritura se vuelca.\n",
+    );
+    let mut session = Session::start(tree.path());
+    let results = session.search("every write is flushed", None);
+    let hit = &results[0];
+    assert_eq!(hit["path"], "guide/logging.md");
+    assert_eq!(hit["heading"], "Durability");
+    assert_eq!(hit["anchor"], "durability");
+    // The Spanish copy of the section is folded into the result, not given a place of its own.
+    assert_eq!(
+        hit["mirrors"],
+        json!([{ "path": "es/guide/logging.md", "heading": "Durabilidad", "anchor": "durabilidad" }])
+    );
+    assert!(
+        results
+            .iter()
+            .all(|r| r["path"] != "es/guide/logging.md" || r["heading"] != "Durabilidad"),
+        "{results:?}"
+    );
+
+    let result = session.call(
+        "docs_page",
+        json!({ "path": "guide/logging.md", "heading": hit["anchor"] }),
+    );
+    assert_ne!(result["isError"], true, "{result}");
+    let section = &result["structuredContent"];
+    assert_eq!(
+        section["markdown"],
+        "## Durability\n\nEvery write is flushed.\n"
+    );
+    assert_eq!(section["headingPath"], json!(["Logging", "Durability"]));
+    assert_eq!(section["anchor"], "durability");
+    assert_eq!(section["total"], 39);
+    assert_eq!(
+        result["content"][0]["text"],
+        "## Durability\n\nEvery write is flushed.\n\n[docs_page: section \"Durability\" (anchor \"durability\") under Logging of guide/logging.md]"
+    );
+    // By the heading's text too, and cut like a page, the read-on call keeping the heading.
+    let result = session.call(
+        "docs_page",
+        json!({ "path": "guide/logging.md", "heading": "logging", "length": 20 }),
+    );
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.ends_with(
+            "[docs_page: section \"Logging\" (anchor \"logging\") of guide/logging.md; characters 0-11 of 107; read on with docs_page {\"heading\":\"logging\",\"length\":20,\"offset\":11,\"path\":\"guide/logging.md\"}]"
+        ),
+        "{text}"
+    );
+    let result = session.call(
+        "docs_page",
+        json!({ "path": "guide/logging.md", "heading": "Retries" }),
+    );
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(
+        result["content"][0]["text"],
+        "heading \"Retries\" names no section of guide/logging.md (pass the heading or the anchor of a docs_search result)"
+    );
+}

@@ -30,7 +30,9 @@ fn docs_search() -> Tool {
         title: "Search the botmesh guides",
         description: "Search the project's Markdown guides (English and Spanish; case- and \
          accent-insensitive; identifiers like appendLog match whole and split), best first: \
-         path, title, heading, snippet, score. Read a page with docs_page.",
+         path, title, heading, anchor, snippet, score, and mirrors (the same section in the \
+         other language's page). Read the section alone with docs_page {path, heading: anchor}, \
+         or the whole page with docs_page {path}.",
         scope: Scope::Docs,
         input_schema: input_schema(
             json!({
@@ -50,10 +52,24 @@ fn docs_search() -> Tool {
                             "path": { "type": "string", "description": "Page path relative to the docs root, / separated." },
                             "title": { "type": "string" },
                             "heading": { "type": "string" },
+                            "anchor": { "type": "string", "description": "The section's anchor, unique in the page: pass it to docs_page as heading to read this section alone (empty: the text before the first heading)." },
                             "snippet": { "type": "string" },
-                            "score": { "type": "number" }
+                            "score": { "type": "number" },
+                            "mirrors": {
+                                "type": "array",
+                                "description": "Present when the page has copies in other languages: the same section there, folded into this result.",
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "path": { "type": "string" },
+                                        "heading": { "type": "string" },
+                                        "anchor": { "type": "string" }
+                                    },
+                                    "required": ["path", "heading", "anchor"]
+                                }
+                            }
                         },
-                        "required": ["path", "title", "heading", "snippet", "score"]
+                        "required": ["path", "title", "heading", "anchor", "snippet", "score"]
                     }
                 }
             },
@@ -79,12 +95,15 @@ fn docs_page() -> Tool {
         title: "Read one botmesh guide page",
         description: "Return the Markdown of one page of the guides, by the path docs_search gave \
          (relative to the docs root, e.g. guide/getting-started.md; only .md files under the \
-         root). A page longer than length characters (default 40000) is cut at a line end, and \
-         the text ends with one line giving the exact call that reads on.",
+         root). With heading (a docs_search result's anchor, or a heading's text), only that \
+         section, up to the next heading, with its heading path. A text longer than length \
+         characters (default 40000) is cut at a line end, and the text ends with one line \
+         giving the exact call that reads on.",
         scope: Scope::Docs,
         input_schema: input_schema(
             json!({
                 "path": { "type": "string", "minLength": 1, "maxLength": 1024, "description": "Page path relative to the docs root." },
+                "heading": { "type": "string", "maxLength": 1024, "description": "Read only this section: the anchor a docs_search result gave, or the heading's text (the first section with it); empty for the text before the first heading." },
                 "offset": { "type": "integer", "minimum": 0, "default": 0, "description": "First character to return (the next of a cut read)." },
                 "length": { "type": "integer", "minimum": 1, "maximum": MAX_PAGE_LENGTH, "default": DEFAULT_PAGE_LENGTH, "description": "Most characters to return; the cut falls at a line end." }
             }),
@@ -94,9 +113,12 @@ fn docs_page() -> Tool {
             "type": "object",
             "properties": {
                 "path": { "type": "string" },
+                "heading": { "type": "string", "description": "With heading asked: the section's heading." },
+                "anchor": { "type": "string", "description": "With heading asked: the section's anchor." },
+                "headingPath": { "type": "array", "items": { "type": "string" }, "description": "With heading asked: the headings from the top of the page down to the section's own." },
                 "markdown": { "type": "string" },
                 "offset": { "type": "integer" },
-                "total": { "type": "integer", "description": "Characters in the whole page." },
+                "total": { "type": "integer", "description": "Characters in the whole page (with heading: in the whole section)." },
                 "next": { "type": "integer", "description": "Present when the page goes on: the offset to read from." }
             },
             "required": ["path", "markdown", "offset", "total"]
@@ -114,39 +136,87 @@ fn docs_page() -> Tool {
             let length_asked = arguments.contains_key("length");
             let length =
                 usize::try_from(integer("length", DEFAULT_PAGE_LENGTH)).unwrap_or(usize::MAX);
-            let page = index(context)?
-                .page(path)
-                .map_err(|error| ToolError(error.to_string()))?;
-            let part = slice_page(&page, offset, length)
-                .map_err(|error| ToolError(format!("{error}: {path}")))?;
-            let mut payload = json!({
-                "path": path,
-                "markdown": part.text,
-                "offset": part.offset,
-                "total": part.total,
-            });
+            let docs = index(context)?;
+            let heading = arguments.get("heading").and_then(Value::as_str);
+            let (source, section) = match heading {
+                Some(heading) => {
+                    let section = docs
+                        .section(path, heading)
+                        .map_err(|error| ToolError(error.to_string()))?;
+                    (section.markdown.clone(), Some((heading, section)))
+                }
+                None => (
+                    docs.page(path)
+                        .map_err(|error| ToolError(error.to_string()))?,
+                    None,
+                ),
+            };
+            let part = slice_page(&source, offset, length).map_err(|error| {
+                let error = error.to_string();
+                match &section {
+                    Some((asked, _)) => ToolError(format!(
+                        "{}: {path}, heading {asked:?}",
+                        error.replace("of the page", "of the section")
+                    )),
+                    None => ToolError(format!("{error}: {path}")),
+                }
+            })?;
+            let mut payload = json!({ "path": path });
+            if let Some((_, section)) = &section {
+                payload["heading"] = json!(section.heading);
+                payload["anchor"] = json!(section.anchor);
+                payload["headingPath"] = json!(section.heading_path);
+            }
+            payload["markdown"] = json!(part.text);
+            payload["offset"] = json!(part.offset);
+            payload["total"] = json!(part.total);
             let mut text = part.text.to_owned();
             let end = part.offset + part.text.chars().count();
             let whole = part.offset == 0 && part.next.is_none();
+            // One line after the Markdown says what was read when it is not a whole page: a
+            // section (always), with its heading path; a part, with how to read on.
+            let mut facts = Vec::new();
+            if let Some((_, section)) = &section {
+                facts.push(match section.heading_path.split_last() {
+                    None => format!("the text before the first heading of {path}"),
+                    Some((_, above)) => {
+                        let under = if above.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" under {}", above.join(" › "))
+                        };
+                        format!(
+                            "section {:?} (anchor {:?}){under} of {path}",
+                            section.heading, section.anchor
+                        )
+                    }
+                });
+            }
             if !whole {
-                // Always one newline before the line, so a reader knows where the part ends.
-                text.push('\n');
-                text.push_str(&format!(
-                    "[docs_page: characters {}-{end} of {}",
+                facts.push(format!(
+                    "characters {}-{end} of {}",
                     part.offset, part.total
                 ));
-            }
-            match part.next {
-                Some(next) => {
-                    payload["next"] = json!(next);
-                    let mut again = json!({ "path": path, "offset": next });
-                    if length_asked {
-                        again["length"] = json!(length);
+                facts.push(match part.next {
+                    Some(next) => {
+                        payload["next"] = json!(next);
+                        let mut again = json!({ "path": path, "offset": next });
+                        if let Some((asked, _)) = &section {
+                            again["heading"] = json!(asked);
+                        }
+                        if length_asked {
+                            again["length"] = json!(length);
+                        }
+                        format!("read on with docs_page {again}")
                     }
-                    text.push_str(&format!("; read on with docs_page {again}]"));
-                }
-                None if !whole => text.push_str("; the end of the page]"),
-                None => {}
+                    None if section.is_some() => "the end of the section".to_owned(),
+                    None => "the end of the page".to_owned(),
+                });
+            }
+            if !facts.is_empty() {
+                // Always one newline before the line, so a reader knows where the part ends.
+                text.push('\n');
+                text.push_str(&format!("[docs_page: {}]", facts.join("; ")));
             }
             Ok(ToolOutput {
                 payload,
