@@ -226,7 +226,8 @@ pub struct Conversation<'s> {
 impl<'s> Conversation<'s> {
     /// Starts a conversation (runtime §2) and runs it until the bot waits or stops.
     ///
-    /// `setup` has been checked ([`Setup::check`]): its start flow is in the set.
+    /// The start flow is in the set ([`Simulation::check`](crate::Simulation::check) says so for
+    /// a simulation's arguments); a flow id that is not starts nothing (outcome `no-flow`).
     pub fn start(set: &'s FlowSet, start: &Start, setup: &Setup) -> Self {
         let mut conversation = Self {
             set,
