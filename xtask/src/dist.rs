@@ -35,9 +35,11 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The largest binary we ship, on every platform: 5 MiB with the flow renderer in (4 MiB
-/// without it was the budget before the renderer's font and rasterizer).
-pub(crate) const MAX_SIZE: u64 = 5 * 1024 * 1024;
+/// The largest binary we ship, on every platform: 7 MiB with the simulator, conversation
+/// tests, fixes and paged pictures in (linux-x64 grew from 4.84 to about 5.7 MB with them; 5 MiB
+/// was the budget with the flow renderer, 4 MiB before its font and rasterizer). Kept with room
+/// so that one more feature is a decision, not an accident: raising it again needs a reason here.
+pub(crate) const MAX_SIZE: u64 = 7 * 1024 * 1024;
 
 /// The flags of a static Linux build.
 const LINUX_STATIC_RUSTFLAGS: &str =

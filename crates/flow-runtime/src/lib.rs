@@ -39,7 +39,7 @@
 //!
 //! Dependencies beyond the design's list: `regex-syntax` (the RE2 pattern's parse and the
 //! Unicode tables RE2 has; the matcher is a small NFA of our own, as an engine crate would
-//! add hundreds of KB to a binary that must stay within 5 MiB), `unicode-normalization` (NFD
+//! add hundreds of KB to the shipped binary, whose size is budgeted), `unicode-normalization` (NFD
 //! and general category M, for the text normalization of §2), `ryu-js` (JavaScript's
 //! `String(number)`); all three are already used by other crates of the workspace.
 
