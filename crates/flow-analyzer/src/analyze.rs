@@ -60,7 +60,8 @@ pub struct SourcedIssue {
 pub struct AnalysisSummary {
     /// Documents in the set: the document plus its subflows.
     pub flows: usize,
-    /// Steps in all flows (0 when the set is invalid).
+    /// Steps in all flows: the length of each document's `steps` array, also when the set is
+    /// invalid (a document whose `steps` is not an array counts 0).
     pub steps: usize,
     /// Graph nodes, the synthetic `(end)` terminals included (0 when the set is invalid).
     pub nodes: usize,
@@ -153,6 +154,11 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
     }
     let mut summary = AnalysisSummary {
         flows: documents.len(),
+        steps: documents
+            .iter()
+            .filter_map(|doc| doc.get("steps").and_then(Value::as_array))
+            .map(Vec::len)
+            .sum(),
         issues: issues.len(),
         ..AnalysisSummary::default()
     };
@@ -169,7 +175,6 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
     };
     let graph = Graph { flows: flow_graphs };
     let diagnostics = set_checks(&set, early);
-    summary.steps = set.flows.iter().map(|f| f.steps.len()).sum();
     summary.nodes = graph.flows.iter().map(|f| f.nodes.len()).sum();
     summary.edges = graph.flows.iter().map(|f| f.edges.len()).sum();
     for diagnostic in &diagnostics {

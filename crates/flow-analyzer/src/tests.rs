@@ -491,6 +491,22 @@ fn analyze_returns_mermaid_or_graph_and_a_summary() {
 }
 
 #[test]
+fn an_invalid_set_still_counts_its_steps() {
+    let document = json!({"version": 2, "id": "main", "steps": [
+        {"id": "a", "kind": "message", "text": ""},
+        {"id": "b", "kind": "transfer"},
+        {"id": "c", "kind": "end"}
+    ]});
+    let subflows = [json!({"version": 2, "id": "sub", "steps": "none"})];
+    let analysis = analyze(&document, &subflows, Format::Json, Direction::TD);
+    assert_eq!(analysis["valid"], false);
+    expect![[
+        r#"{"edges":0,"errors":0,"flows":2,"infos":0,"issues":3,"nodes":0,"steps":3,"warnings":0}"#
+    ]]
+    .assert_eq(&analysis["summary"].to_string());
+}
+
+#[test]
 fn analyze_carries_validation_issues_with_their_source() {
     let good = json!({"version": 2, "id": "main", "steps": [{"id": "a", "kind": "end"}]});
     let broken = [

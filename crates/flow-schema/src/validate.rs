@@ -48,7 +48,9 @@ use crate::limits::{
     MIN_STEPS,
 };
 use crate::model::StepKind;
-use crate::suggest::{closest, closest_property, did_you_mean, short};
+use crate::suggest::{
+    KindHint, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
+};
 
 mod re2;
 #[cfg(test)]
@@ -237,7 +239,10 @@ pub fn validate(document: &Value) -> Validation {
         patterns: BTreeMap::new(),
     };
     let Some(root) = document.as_object() else {
-        v.issue("must be an object (a flow document)".to_owned());
+        v.issue(format!(
+            "must be an object (a flow document), found {}",
+            kind_of(document)
+        ));
         return v.finish(document);
     };
     if let Some(message) = version_problem(root.get("version")) {
@@ -408,7 +413,7 @@ impl<'d> Validator<'d> {
     fn object(&mut self, value: &'d Value, what: &str) -> Option<&'d Map<String, Value>> {
         let object = value.as_object();
         if object.is_none() {
-            self.issue(format!("must be {what}"));
+            self.issue(format!("must be {what}, found {}", kind_of(value)));
         }
         object
     }
@@ -423,12 +428,20 @@ impl<'d> Validator<'d> {
         match value.as_array() {
             Some(items) if (min..=max).contains(&items.len()) => Some(items),
             Some(items) => {
-                self.issue(array_rule(min, max, noun));
+                self.issue(format!(
+                    "{}, found {}",
+                    array_rule(min, max, noun),
+                    items.len()
+                ));
                 // Still check the elements: each problem is reported.
                 Some(items)
             }
             None => {
-                self.issue(array_rule(min, max, noun));
+                self.issue(format!(
+                    "{}, found {}",
+                    array_rule(min, max, noun),
+                    kind_of(value)
+                ));
                 None
             }
         }
@@ -446,11 +459,17 @@ impl<'d> Validator<'d> {
             (min..=max).contains(&len)
         });
         if !ok {
-            self.issue(match (min, max) {
+            let rule = match (min, max) {
                 (0, usize::MAX) => "must be a string".to_owned(),
                 (1, usize::MAX) => "must be a non-empty string".to_owned(),
                 _ => format!("must be a string of {min}-{max} characters"),
-            });
+            };
+            let found = match s {
+                None => kind_of(value).to_owned(),
+                Some("") => "an empty string".to_owned(),
+                Some(s) => s.chars().count().to_string(),
+            };
+            self.issue(format!("{rule}, found {found}"));
             return None;
         }
         s
@@ -467,7 +486,7 @@ impl<'d> Validator<'d> {
         match value.as_str() {
             Some(s) if shape.matches(s) => Some(s),
             _ => {
-                self.issue(shape.rule());
+                self.issue(format!("{}, found {}", shape.rule(), found_name(value)));
                 None
             }
         }
@@ -477,7 +496,11 @@ impl<'d> Validator<'d> {
         match value.as_str() {
             Some(s) if allowed.contains(&s) => Some(s),
             _ => {
-                self.issue(format!("must be one of {}", quoted_list(allowed)));
+                self.issue(format!(
+                    "must be one of {}, found {}",
+                    quoted_list(allowed),
+                    literal(value)
+                ));
                 None
             }
         }
@@ -485,14 +508,17 @@ impl<'d> Validator<'d> {
 
     fn boolean(&mut self, value: &Value) {
         if !value.is_boolean() {
-            self.issue("must be a boolean".to_owned());
+            self.issue(format!("must be a boolean, found {}", literal(value)));
         }
     }
 
     fn integer(&mut self, value: &Value, min: u64, max: u64) {
         let ok = as_integer(value).is_some_and(|n| n >= min as f64 && n <= max as f64);
         if !ok {
-            self.issue(format!("must be an integer from {min} to {max}"));
+            self.issue(format!(
+                "must be an integer from {min} to {max}, found {}",
+                literal(value)
+            ));
         }
     }
 
@@ -501,7 +527,10 @@ impl<'d> Validator<'d> {
             .as_f64()
             .is_some_and(|n| (-limit..=limit).contains(&n));
         if !ok {
-            self.issue(format!("must be a number from -{limit} to {limit}"));
+            self.issue(format!(
+                "must be a number from -{limit} to {limit}, found {}",
+                literal(value)
+            ));
         }
     }
 
@@ -648,13 +677,15 @@ impl<'d> Validator<'d> {
     fn variables(&mut self, value: &'d Value) {
         let Some(object) = value.as_object() else {
             self.issue(format!(
-                "must be an object of at most {MAX_VARIABLES} variables"
+                "must be an object of at most {MAX_VARIABLES} variables, found {}",
+                kind_of(value)
             ));
             return;
         };
         if object.len() > MAX_VARIABLES {
             self.issue(format!(
-                "must be an object of at most {MAX_VARIABLES} variables"
+                "must be an object of at most {MAX_VARIABLES} variables, found {}",
+                object.len()
             ));
         }
         // Sorted by name, whatever `serde_json::Map`'s order is in this build.
@@ -691,8 +722,9 @@ impl<'d> Validator<'d> {
             };
             if !ok {
                 v.issue(format!(
-                    "must be a {} (the declared type)",
-                    kind.unwrap_or_default()
+                    "must be a {} (the declared type), found {}",
+                    kind.unwrap_or_default(),
+                    kind_of(value)
                 ));
             } else if kind == Some("string") {
                 v.non_empty_if_string(value);
@@ -728,10 +760,22 @@ impl<'d> Validator<'d> {
         self.field(object, "kind", |v, value| match value.as_str() {
             Some(_) if known_kind.is_some() => {}
             Some(k) => {
-                let message = match closest(k, StepKind::NAMES.iter().copied()) {
-                    Some(s) => {
-                        format!("unknown step kind \"{}\" (did you mean \"{s}\"?)", short(k))
+                let message = match kind_hint(k, StepKind::NAMES) {
+                    Some(KindHint::Kind { kind, legacy: None }) => {
+                        format!("unknown step kind \"{}\" (did you mean \"{kind}\"?)", short(k))
                     }
+                    Some(KindHint::Kind {
+                        kind,
+                        legacy: Some(version),
+                    }) => format!(
+                        "unknown step kind \"{}\" (did you mean \"{kind}\"? \"{}\" is the version {version} name, which flow_migrate converts)",
+                        short(k),
+                        short(k)
+                    ),
+                    Some(KindHint::Menu) => format!(
+                        "unknown step kind \"{}\": version 0's menu, which flow_migrate turns into \"buttons\" (up to {MAX_BUTTONS} options) or \"list\"",
+                        short(k)
+                    ),
                     None => format!(
                         "unknown step kind \"{}\": must be one of {}",
                         short(k),
@@ -740,7 +784,11 @@ impl<'d> Validator<'d> {
                 };
                 v.issue(message);
             }
-            None => v.issue(format!("must be one of {}", quoted_list(StepKind::NAMES))),
+            None => v.issue(format!(
+                "must be one of {}, found {}",
+                quoted_list(StepKind::NAMES),
+                literal(value)
+            )),
         });
         let Some(kind) = known_kind else {
             // Without a kind, the other properties cannot be judged against one kind: `next`
@@ -829,8 +877,14 @@ impl<'d> Validator<'d> {
                     && !url.chars().any(|c| c.is_whitespace() || c.is_control())
             });
             if !ok {
+                let found = match value.as_str() {
+                    Some(url) if url.chars().count() > MAX_URL => {
+                        format!("{} characters", url.chars().count())
+                    }
+                    _ => literal(value),
+                };
                 v.issue(format!(
-                    "must be an https:// URL of at most {MAX_URL} characters without spaces or control characters"
+                    "must be an https:// URL of at most {MAX_URL} characters without spaces or control characters, found {found}"
                 ));
             }
         });
@@ -1064,7 +1118,10 @@ impl<'d> Validator<'d> {
                 }
                 self.unknown(object, &[key]);
             }
-            _ => self.issue("must have exactly one of \"all\", \"any\", \"not\"".to_owned()),
+            _ => self.issue(format!(
+                "must have exactly one of \"all\", \"any\", \"not\", found {}",
+                quoted_list(&composite).replace(", ", " and ")
+            )),
         }
     }
 
@@ -1088,17 +1145,20 @@ impl<'d> Validator<'d> {
                 if is_scalar(value) {
                     v.non_empty_if_string(value);
                 } else {
-                    v.issue("must be a string, number, boolean or null".to_owned());
+                    v.issue(format!(
+                        "must be a string, number, boolean or null, found {}",
+                        kind_of(value)
+                    ));
                 }
             }
             Some("lt" | "lte" | "gt" | "gte") if !value.is_number() => {
-                v.issue("must be a number".to_owned());
+                v.issue(format!("must be a number, found {}", literal(value)));
             }
             Some("contains" | "startsWith") => {
                 if value.is_string() {
                     v.non_empty_if_string(value);
                 } else {
-                    v.issue("must be a string".to_owned());
+                    v.issue(format!("must be a string, found {}", literal(value)));
                 }
             }
             Some("matches") => {
@@ -1107,12 +1167,19 @@ impl<'d> Validator<'d> {
                 }
             }
             Some("in") => {
-                let ok = value.as_array().is_some_and(|items| {
-                    (1..=MAX_IN_VALUES).contains(&items.len()) && items.iter().all(is_scalar)
-                });
-                if !ok {
+                let found = match value.as_array() {
+                    None => Some(kind_of(value).to_owned()),
+                    Some(items) if !(1..=MAX_IN_VALUES).contains(&items.len()) => {
+                        Some(items.len().to_string())
+                    }
+                    Some(items) => items
+                        .iter()
+                        .find(|item| !is_scalar(item))
+                        .map(|item| format!("{} among them", kind_of(item))),
+                };
+                if let Some(found) = found {
                     v.issue(format!(
-                        "must be an array of 1-{MAX_IN_VALUES} strings, numbers, booleans or nulls"
+                        "must be an array of 1-{MAX_IN_VALUES} strings, numbers, booleans or nulls, found {found}"
                     ));
                 }
                 // Still check the elements: each empty string is reported.
@@ -1131,7 +1198,10 @@ impl<'d> Validator<'d> {
             if is_scalar(value) {
                 v.non_empty_if_string(value);
             } else {
-                v.issue("must be a string, number, boolean or null".to_owned());
+                v.issue(format!(
+                    "must be a string, number, boolean or null, found {}",
+                    kind_of(value)
+                ));
             }
         });
     }
@@ -1191,6 +1261,15 @@ impl<'d> Validator<'d> {
             }
         }
         true
+    }
+}
+
+/// A name that does not fit its pattern, for "found …": the text itself, or what else it is.
+fn found_name(value: &Value) -> String {
+    match value {
+        Value::String(s) if s.is_empty() => "an empty string".to_owned(),
+        Value::String(_) => literal(value),
+        _ => kind_of(value).to_owned(),
     }
 }
 
