@@ -53,6 +53,10 @@ pub struct SourcedIssue {
     pub message: String,
     /// `document` or `subflows/N` (N counts from 0).
     pub source: String,
+    /// True when the issue is about a key (an unknown property), not its value: a position in
+    /// the text points at the key. Not serialized.
+    #[serde(skip)]
+    pub at_key: bool,
 }
 
 /// Counts that describe an analysis.
@@ -126,6 +130,7 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
             path: issue.path,
             message: issue.message,
             source: source_name(index),
+            at_key: issue.at_key,
         }));
         if let Some(set) = &mut set {
             set.push(doc, &mut |directory, index, flow, uses| {
@@ -147,6 +152,7 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
                     source_name(first)
                 ),
                 source: source_name(index),
+                at_key: false,
             });
         } else {
             first_with_id.insert(id, index);

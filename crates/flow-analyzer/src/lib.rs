@@ -104,7 +104,10 @@ pub use mermaid::{
     Direction, MAX_EDGE_LABEL_CHARS, MAX_ID_CHARS, MAX_TEXT_CHARS, escape_label, render_mermaid,
 };
 pub use report::{
-    FileReport, Finding, INVALID_CODE, MIGRATION_CODE, ReportFormat, check_document, parse_source,
+    FileReport, Finding, INVALID_CODE, MIGRATION_CODE, NOT_JSON_CODE, ReportFormat, check_document,
+    parse_source,
     render_report,
 };
 pub use serde_json::Value;
+/// Positions in a document's text (what [`FileReport::locate`] reads), from `botmesh-flow-schema`.
+pub use botmesh_flow_schema::{Location, SourceMap, SyntaxError, parse_with_positions};

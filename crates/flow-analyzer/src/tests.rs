@@ -659,12 +659,49 @@ fn github_annotations_escape_their_fields() {
             code: "duplicate-title".to_owned(),
             path: "/steps/0".to_owned(),
             message: "50% of\nit".to_owned(),
+            at_key: false,
+            location: None,
         }],
     };
     expect![[r#"
         ::warning file=dir%2Cwith%3Aodd%25name.json,title=duplicate-title::/steps/0: 50%25 of%0Ait
     "#]]
     .assert_eq(&render_report(&[report], ReportFormat::Github));
+}
+
+#[test]
+fn findings_carry_the_line_and_column_of_their_member() {
+    let text = "{\n  \"version\": 2,\n  \"id\": \"pos\",\n  \"steps\": [\n    { \"id\": \"a\", \"kind\": \"message\", \"text\": \"\", \"goto\": \"b\" },\n    { \"id\": \"b\", \"kind\": \"end\" }\n  ]\n}\n";
+    let (document, map) = parse_with_positions(text).unwrap();
+    let mut report = check_document("pos.json", &document, &[]);
+    report.locate(|file| (file == "pos.json").then_some(&map));
+    expect![[r#"
+        pos.json:5:45: error[invalid] /steps/0/text: must be a string of 1-4096 characters, found an empty string
+        pos.json:5:49: error[invalid] /steps/0/goto: unknown property "goto" (did you mean "next"?)
+        checked 1 file: 2 errors, 0 warnings, 0 infos
+    "#]]
+    .assert_eq(&render_report(std::slice::from_ref(&report), ReportFormat::Text));
+    expect![[r#"
+        ::error file=pos.json,line=5,col=45,endLine=5,endColumn=47,title=invalid::/steps/0/text: must be a string of 1-4096 characters, found an empty string
+        ::error file=pos.json,line=5,col=49,endLine=5,endColumn=55,title=invalid::/steps/0/goto: unknown property "goto" (did you mean "next"?)
+    "#]]
+    .assert_eq(&render_report(std::slice::from_ref(&report), ReportFormat::Github));
+    let json: Value =
+        serde_json::from_str(&render_report(&[report], ReportFormat::Json)).unwrap();
+    assert_eq!(
+        json["files"][0]["findings"][1],
+        json!({"file": "pos.json", "severity": "error", "code": "invalid", "path": "/steps/0/goto",
+               "message": "unknown property \"goto\" (did you mean \"next\"?)",
+               "line": 5, "column": 49, "endLine": 5, "endColumn": 55})
+    );
+    let broken = parse_with_positions("{\n  \"id\": \"a\",\n}").unwrap_err();
+    let report = FileReport::not_json("broken.json", &broken);
+    assert!(report.has_errors());
+    expect![[r#"
+        broken.json:3:1: error[not-json] (root): the file is not JSON: trailing comma
+        checked 1 file: 1 error, 0 warnings, 0 infos
+    "#]]
+    .assert_eq(&render_report(&[report], ReportFormat::Text));
 }
 
 #[test]

@@ -63,6 +63,10 @@ pub struct Issue {
     pub path: String,
     /// One short sentence naming the rule.
     pub message: String,
+    /// True when the issue is about the key itself (an unknown or misplaced property), so a
+    /// position in the text points at the key rather than its value. Not serialized.
+    #[serde(skip)]
+    pub at_key: bool,
 }
 
 /// What a valid document holds.
@@ -336,12 +340,22 @@ impl<'d> Validator<'d> {
         self.issues.push(Issue {
             path: self.path.clone(),
             message,
+            at_key: false,
         });
     }
 
-    fn issue_at(&mut self, token: &str, message: String) {
-        let mark = self.push(token);
+    /// An issue about the key at the current path (not its value).
+    fn key_issue(&mut self, message: String) {
         self.issue(message);
+        if let Some(last) = self.issues.last_mut() {
+            last.at_key = true;
+        }
+    }
+
+    /// A [`Self::key_issue`] at `key` under the current path.
+    fn key_issue_at(&mut self, token: &str, message: String) {
+        let mark = self.push(token);
+        self.key_issue(message);
         self.pop(mark);
     }
 
@@ -406,7 +420,7 @@ impl<'d> Validator<'d> {
         unknown.sort_unstable();
         for key in unknown {
             let hint = did_you_mean(closest_property(key, allowed));
-            self.issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
+            self.key_issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
         }
     }
 
@@ -802,7 +816,7 @@ impl<'d> Validator<'d> {
             unknown.sort_unstable();
             for key in unknown {
                 let hint = did_you_mean(closest_property(key, &["id", "kind", "next"]));
-                self.issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
+                self.key_issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
             }
             return;
         };
@@ -860,7 +874,7 @@ impl<'d> Validator<'d> {
                 let hint = did_you_mean(closest_property(key, fields));
                 format!("unknown property \"{}\"{hint}", short(key))
             };
-            self.issue_at(key, message);
+            self.key_issue_at(key, message);
         }
     }
 
@@ -890,14 +904,14 @@ impl<'d> Validator<'d> {
         });
         self.field(object, "caption", |v, value| {
             if let Some(m @ ("audio" | "sticker")) = media {
-                v.issue(format!("\"caption\" is not allowed for {m} media"));
+                v.key_issue(format!("\"caption\" is not allowed for {m} media"));
             } else {
                 v.text(value, 1, MAX_CAPTION);
             }
         });
         self.field(object, "filename", |v, value| {
             if media.is_some_and(|m| m != "document") {
-                v.issue("\"filename\" is only allowed for document media".to_owned());
+                v.key_issue("\"filename\" is only allowed for document media".to_owned());
             } else {
                 v.text(value, 1, MAX_FILENAME);
             }
@@ -1054,7 +1068,7 @@ impl<'d> Validator<'d> {
         });
         self.field(object, "pattern", |v, value| {
             if input.is_some_and(|i| i != "text") {
-                v.issue("\"pattern\" is only allowed with input \"text\"".to_owned());
+                v.key_issue("\"pattern\" is only allowed with input \"text\"".to_owned());
             } else if let Some(pattern) = v.text(value, 1, usize::MAX) {
                 v.regex(pattern);
             }
@@ -1140,7 +1154,7 @@ impl<'d> Validator<'d> {
             op = v.one_of(value, &OPS);
         });
         self.field(object, "value", |v, value| match op {
-            Some("exists") => v.issue("\"value\" is not allowed with op \"exists\"".to_owned()),
+            Some("exists") => v.key_issue("\"value\" is not allowed with op \"exists\"".to_owned()),
             Some("eq" | "ne") => {
                 if is_scalar(value) {
                     v.non_empty_if_string(value);
