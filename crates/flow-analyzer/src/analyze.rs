@@ -3,6 +3,7 @@
 use rustc_hash::FxHashMap;
 use std::str::FromStr;
 
+use botmesh_flow_schema::SourceMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -216,6 +217,19 @@ pub fn analyze(
     format: Format,
     direction: Direction,
 ) -> Value {
+    analyze_located(document, None, subflows, format, direction)
+}
+
+/// [`analyze`], with the positions of the document's own issues and diagnostics when its text's
+/// source map is given: each of them (those with `source: "document"`) gets `line`, `column`,
+/// `endLine` and `endColumn` of the member its pointer names (the key of an unknown property).
+pub fn analyze_located(
+    document: &Value,
+    map: Option<&SourceMap>,
+    subflows: &[Value],
+    format: Format,
+    direction: Direction,
+) -> Value {
     let analysis = analyze_set(document, subflows);
     let mut payload = json!({
         "valid": analysis.valid,
@@ -223,6 +237,17 @@ pub fn analyze(
         "diagnostics": analysis.diagnostics,
         "summary": analysis.summary,
     });
+    if let Some(map) = map {
+        let keys: Vec<bool> = analysis.issues.iter().map(|i| i.at_key).collect();
+        for (list, at_key) in [("issues", Some(keys)), ("diagnostics", None)] {
+            if let Some(Value::Array(items)) = payload.get_mut(list) {
+                for (index, item) in items.iter_mut().enumerate() {
+                    let key = at_key.as_ref().is_some_and(|k| k.get(index) == Some(&true));
+                    add_location(item, map, key);
+                }
+            }
+        }
+    }
     if let (Some(graph), Value::Object(map)) = (&analysis.graph, &mut payload) {
         match format {
             Format::Mermaid => {
@@ -237,4 +262,29 @@ pub fn analyze(
         }
     }
     payload
+}
+
+/// Adds `line`, `column`, `endLine`, `endColumn` to an issue or diagnostic of the document
+/// (its `source` is `document`, or it has none), from its `path`.
+pub fn add_location(item: &mut Value, map: &SourceMap, at_key: bool) {
+    let Value::Object(fields) = item else {
+        return;
+    };
+    if fields
+        .get("source")
+        .is_some_and(|source| source != "document")
+    {
+        return;
+    }
+    let Some(at) = fields
+        .get("path")
+        .and_then(Value::as_str)
+        .and_then(|path| map.locate(path, at_key))
+    else {
+        return;
+    };
+    fields.insert("line".to_owned(), at.line.into());
+    fields.insert("column".to_owned(), at.column.into());
+    fields.insert("endLine".to_owned(), at.end_line.into());
+    fields.insert("endColumn".to_owned(), at.end_column.into());
 }

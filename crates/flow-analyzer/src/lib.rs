@@ -96,7 +96,12 @@ mod vars;
 #[cfg(test)]
 mod tests;
 
-pub use analyze::{Analysis, AnalysisSummary, Format, SourcedIssue, analyze, analyze_set};
+pub use analyze::{
+    Analysis, AnalysisSummary, Format, SourcedIssue, add_location, analyze, analyze_located,
+    analyze_set,
+};
+/// Positions in a document's text (what [`FileReport::locate`] reads), from `botmesh-flow-schema`.
+pub use botmesh_flow_schema::{Location, SourceMap, SyntaxError, parse_with_positions};
 pub use error::Error;
 pub use graph::{Edge, EdgeKind, FlowGraph, Graph, IMPLICIT_END, Node, describe};
 pub use lint::{BURST_LIMIT, Code, Diagnostic, Severity, lint, source_name};
@@ -105,9 +110,6 @@ pub use mermaid::{
 };
 pub use report::{
     FileReport, Finding, INVALID_CODE, MIGRATION_CODE, NOT_JSON_CODE, ReportFormat, check_document,
-    parse_source,
-    render_report,
+    parse_source, render_report,
 };
 pub use serde_json::Value;
-/// Positions in a document's text (what [`FileReport::locate`] reads), from `botmesh-flow-schema`.
-pub use botmesh_flow_schema::{Location, SourceMap, SyntaxError, parse_with_positions};

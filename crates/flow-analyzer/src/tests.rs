@@ -686,8 +686,7 @@ fn findings_carry_the_line_and_column_of_their_member() {
         ::error file=pos.json,line=5,col=49,endLine=5,endColumn=55,title=invalid::/steps/0/goto: unknown property "goto" (did you mean "next"?)
     "#]]
     .assert_eq(&render_report(std::slice::from_ref(&report), ReportFormat::Github));
-    let json: Value =
-        serde_json::from_str(&render_report(&[report], ReportFormat::Json)).unwrap();
+    let json: Value = serde_json::from_str(&render_report(&[report], ReportFormat::Json)).unwrap();
     assert_eq!(
         json["files"][0]["findings"][1],
         json!({"file": "pos.json", "severity": "error", "code": "invalid", "path": "/steps/0/goto",

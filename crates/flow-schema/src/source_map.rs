@@ -190,7 +190,11 @@ impl SourceMap {
     fn line_column(&self, offset: usize) -> (usize, usize) {
         let line = self.line_starts.partition_point(|start| *start <= offset);
         let start = self.line_starts[line.saturating_sub(1)];
-        let column = self.text.get(start..offset).map_or(0, |s| s.chars().count()) + 1;
+        let column = self
+            .text
+            .get(start..offset)
+            .map_or(0, |s| s.chars().count())
+            + 1;
         (line.max(1), column)
     }
 }

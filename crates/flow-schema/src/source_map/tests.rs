@@ -145,15 +145,30 @@ fn keys_values_prefixes_and_syntax_errors() {
     let (_, map) = parse_with_positions(text).unwrap();
     assert_eq!(
         map.locate("/steps/0/type", true),
-        Some(Location { line: 3, column: 19, end_line: 3, end_column: 25 })
+        Some(Location {
+            line: 3,
+            column: 19,
+            end_line: 3,
+            end_column: 25
+        })
     );
     assert_eq!(
         map.locate("/steps/0/type", false),
-        Some(Location { line: 3, column: 27, end_line: 3, end_column: 36 })
+        Some(Location {
+            line: 3,
+            column: 27,
+            end_line: 3,
+            end_column: 36
+        })
     );
     assert_eq!(
         map.locate("/steps/0/id", false),
-        Some(Location { line: 3, column: 13, end_line: 3, end_column: 17 }),
+        Some(Location {
+            line: 3,
+            column: 13,
+            end_line: 3,
+            end_column: 17
+        }),
         "columns count characters, not bytes"
     );
     assert_eq!(
@@ -169,6 +184,10 @@ fn keys_values_prefixes_and_syntax_errors() {
     let duplicate = "{\"a\": 1, \"a\": [2]}";
     let (value, map) = parse_with_positions(duplicate).unwrap();
     assert_eq!(value["a"], json!([2]));
-    assert_eq!(map.member("/a").unwrap().value, 14..17, "the last key wins, as in serde_json");
+    assert_eq!(
+        map.member("/a").unwrap().value,
+        14..17,
+        "the last key wins, as in serde_json"
+    );
     assert_eq!(map.member("/a/0").unwrap().value, 15..16);
 }

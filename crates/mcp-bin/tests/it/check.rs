@@ -92,7 +92,12 @@ fn an_error_diagnostic_exits_1_in_every_format() {
     let finding = &report["files"][0]["findings"][0];
     assert_eq!(finding["code"], "missing-subflow");
     assert_eq!(
-        [&finding["line"], &finding["column"], &finding["endLine"], &finding["endColumn"]],
+        [
+            &finding["line"],
+            &finding["column"],
+            &finding["endLine"],
+            &finding["endColumn"]
+        ],
         [2, 43, 2, 48]
     );
     // With its subflow directory, the same file is clean.
@@ -177,7 +182,9 @@ fn an_unreadable_file_exits_2_naming_it_with_nothing_on_stdout_and_not_json_is_l
     );
     let github = check(&dir, &["--format", "github", "broken.json"]);
     assert!(
-        stdout(&github).starts_with("::error file=broken.json,line=1,col=3,endLine=1,endColumn=4,title=not-json::"),
+        stdout(&github).starts_with(
+            "::error file=broken.json,line=1,col=3,endLine=1,endColumn=4,title=not-json::"
+        ),
         "{}",
         stdout(&github)
     );
@@ -185,7 +192,8 @@ fn an_unreadable_file_exits_2_naming_it_with_nothing_on_stdout_and_not_json_is_l
     assert_eq!(broken_subflow.status.code(), Some(2));
     assert_eq!(stdout(&broken_subflow), "");
     assert!(
-        stderr(&broken_subflow).contains("broken.json is not JSON: key must be a string at line 1 column 3"),
+        stderr(&broken_subflow)
+            .contains("broken.json is not JSON: key must be a string at line 1 column 3"),
         "{}",
         stderr(&broken_subflow)
     );
