@@ -58,7 +58,8 @@
 //!   entity codes (`%` because Mermaid strips `%%{…}%%` directives even inside quotes and across
 //!   lines, which the corpus check found); line breaks become `<br>`.
 //! - **`summary`** of `analyze`: `flows` (documents in the set), `steps`, `nodes` and `edges`
-//!   (0 when invalid), `issues`, and `errors`/`warnings`/`infos` (diagnostics per severity).
+//!   (0 when invalid; `steps` counts every document's `steps` array, also when invalid),
+//!   `issues`, and `errors`/`warnings`/`infos` (diagnostics per severity).
 //!
 //! Cycle, reachability and burst analysis are linear in steps plus edges (iterative Tarjan
 //! SCC and DFS), so the analyzer never recurses on flow size. The [`Graph`] borrows ids and
@@ -68,6 +69,9 @@
 //! unkeyed hash costs nothing in determinism or safety, where SipHash was a tenth of the
 //! analyzer's time. [`Value`] is re-exported so callers
 //! (`botmesh-mcp check`) can hold documents without depending on `serde_json` themselves.
+//! `unicode-normalization` (already in the build through `botmesh-flow-schema`) gives the NFD
+//! decomposition and the combining-mark table `keyword-shadowed` needs to normalize keywords
+//! exactly as the runtime does (runtime section 2); Unicode tables are not something to copy.
 //!
 //! # Speed
 //!
@@ -83,6 +87,7 @@
 //! diagnostics reported.
 
 mod analyze;
+mod dataflow;
 mod error;
 mod flow;
 mod graph;
@@ -91,6 +96,7 @@ mod mermaid;
 mod report;
 mod scc;
 mod text;
+mod triggers;
 mod vars;
 
 #[cfg(test)]

@@ -106,6 +106,29 @@ fn every_code_has_a_hit_and_a_clean_near_miss() {
 }
 
 #[test]
+fn possibly_unset_names_the_first_path_that_skips_the_write() {
+    let flow = json!({ "version": 2, "id": "f", "steps": [
+        { "id": "q", "kind": "ask", "text": "Code?", "save": "code", "pattern": "^[0-9]+$", "onFail": "sorry" },
+        { "id": "ok", "kind": "message", "text": "Code {{code}}", "next": "clear" },
+        { "id": "sorry", "kind": "message", "text": "We could not read {{code}}", "next": "clear" },
+        { "id": "clear", "kind": "set", "var": "code", "value": null },
+        { "id": "again", "kind": "end", "text": "Was {{code}}" },
+    ]});
+    let found: Vec<String> = lint(&[&flow])
+        .into_iter()
+        .filter(|d| d.code == Code::PossiblyUnsetVariable)
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect();
+    expect![[r#"
+        [
+            "/steps/2/text: variable \"code\" may be unset here: nothing writes it on the path \"q\" (onFail) → \"sorry\"; write it on every path, declare it with a default, or check it with exists first",
+            "/steps/4/text: variable \"code\" may be unset here: nothing writes it on the path \"clear\" → \"again\"; write it on every path, declare it with a default, or check it with exists first",
+        ]
+    "#]]
+    .assert_debug_eq(&found);
+}
+
+#[test]
 fn a_menu_save_is_a_write_of_its_variable() {
     let menu = |text: &str| {
         json!({ "version": 2, "id": "f", "steps": [
@@ -157,6 +180,11 @@ fn severities_and_spellings_follow_the_spec() {
             "message-burst warning",
             "implicit-end info",
             "malformed-placeholder warning",
+            "possibly-unset-variable warning",
+            "unreachable-on-fail info",
+            "multiple-fallbacks warning",
+            "type-mismatch warning",
+            "keyword-shadowed warning",
         ]
     "#]]
     .assert_debug_eq(&table);

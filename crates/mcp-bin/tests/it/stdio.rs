@@ -79,7 +79,7 @@ fn a_session_over_real_pipes() {
     assert_eq!(answers[2]["result"]["isError"], true);
     assert_eq!(
         answers[2]["result"]["content"][0]["text"],
-        "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"fullText\")"
+        "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"documentText\", \"fullText\")"
     );
     assert_eq!(answers[3]["result"], json!({}));
 }
