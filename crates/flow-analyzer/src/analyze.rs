@@ -58,6 +58,9 @@ pub struct SourcedIssue {
     /// the text points at the key. Not serialized.
     #[serde(skip)]
     pub at_key: bool,
+    /// The repair, when it is determined (a patch of that document).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<botmesh_flow_schema::Fix>,
 }
 
 /// Counts that describe an analysis.
@@ -132,6 +135,7 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
             message: issue.message,
             source: source_name(index),
             at_key: issue.at_key,
+            fix: issue.fix,
         }));
         if let Some(set) = &mut set {
             set.push(doc, &mut |directory, index, flow, uses| {
@@ -154,6 +158,7 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
                 ),
                 source: source_name(index),
                 at_key: false,
+                fix: None,
             });
         } else {
             first_with_id.insert(id, index);

@@ -89,6 +89,7 @@
 mod analyze;
 mod dataflow;
 mod error;
+mod fixer;
 mod flow;
 mod graph;
 mod lint;
@@ -109,6 +110,7 @@ pub use analyze::{
 /// Positions in a document's text (what [`FileReport::locate`] reads), from `botmesh-flow-schema`.
 pub use botmesh_flow_schema::{Location, SourceMap, SyntaxError, parse_with_positions};
 pub use error::Error;
+pub use fixer::{AppliedFix, FIX_ROUNDS_LIMIT, FixOutcome, fix_document};
 pub use graph::{Edge, EdgeKind, FlowGraph, Graph, IMPLICIT_END, Node, describe};
 pub use lint::{BURST_LIMIT, Code, Diagnostic, Severity, lint, source_name};
 pub use mermaid::{

@@ -156,6 +156,9 @@ pub struct Diagnostic {
     pub message: String,
     /// Which document of the set: `document` or `subflows/N` (N counts from 0).
     pub source: String,
+    /// The repair, when it is determined: a patch of that flow's document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<botmesh_flow_schema::Fix>,
 }
 
 /// The `source` of the flow at `index` in a set whose first flow is the document.
@@ -203,6 +206,7 @@ fn diagnostic(
             path,
             message,
             source: source_name(index),
+            fix: None,
         },
     )
 }
@@ -237,6 +241,19 @@ struct FlowSink<'s, 'f, 'a> {
 impl FlowSink<'_, '_, '_> {
     fn push(&mut self, step: Option<usize>, code: Code, path: String, message: String) {
         let entry = diagnostic(self.index, self.flow, step, code, path, message);
+        self.out.push(entry);
+    }
+
+    fn push_fixed(
+        &mut self,
+        step: Option<usize>,
+        code: Code,
+        path: String,
+        fix: botmesh_flow_schema::Fix,
+        message: String,
+    ) {
+        let mut entry = diagnostic(self.index, self.flow, step, code, path, message);
+        entry.1.fix = Some(fix);
         self.out.push(entry);
     }
 }
@@ -510,6 +527,9 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
                     step.id
                 ),
             );
+            if let Some((_, last)) = sink.out.last_mut() {
+                last.fix = implicit_end_fix(flow);
+            }
         }
     }
     // The steps control flows through without waiting, plus the terminals (for bursts).
@@ -573,6 +593,25 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
     }
 }
 
+/// An `end` step appended to `steps` (with a free id), so no path falls off: unsafe, since a
+/// path meant to continue somewhere now ends.
+fn implicit_end_fix(flow: &Flow<'_>) -> Option<botmesh_flow_schema::Fix> {
+    let last = flow.steps.len().checked_sub(1)?;
+    let taken = |id: &str| flow.steps.iter().any(|s| s.id == id);
+    let id = if taken("end") {
+        (2..).map(|n| format!("end_{n}")).find(|id| !taken(id))?
+    } else {
+        "end".to_owned()
+    };
+    Some(botmesh_flow_schema::Fix::risky(
+        format!("add an end step \"{id}\" after the last step, so paths that fall off end there"),
+        vec![
+            serde_json::json!({ "op": "test", "path": format!("/steps/{last}/id"), "value": flow.steps[last].id }),
+            serde_json::json!({ "op": "add", "path": "/steps/-", "value": { "id": id, "kind": "end" } }),
+        ],
+    ))
+}
+
 fn ordinal(n: usize) -> String {
     let suffix = match (n % 10, n % 100) {
         (1, 11) | (2, 12) | (3, 13) => "th",
@@ -600,10 +639,22 @@ fn unreachable_on_fail(sink: &mut FlowSink<'_, '_, '_>) {
         if input.is_some_and(|i| i != "text") || step.value.get("pattern").is_some() {
             continue;
         }
-        sink.push(
+        let path = format!("/steps/{i}/onFail");
+        let fix = botmesh_flow_schema::Fix::safe(
+            format!(
+                "remove the onFail of step \"{}\", which is never taken",
+                step.id
+            ),
+            vec![
+                serde_json::json!({ "op": "test", "path": path, "value": on_fail }),
+                serde_json::json!({ "op": "remove", "path": path }),
+            ],
+        );
+        sink.push_fixed(
             Some(i),
             Code::UnreachableOnFail,
-            format!("/steps/{i}/onFail"),
+            path,
+            fix,
             format!(
                 "step \"{}\" accepts every non-empty reply (input text without a pattern), so its onFail \"{on_fail}\" is never taken; add a pattern, use another input, or remove onFail",
                 step.id

@@ -921,3 +921,178 @@ fn the_text_report_keeps_every_finding_on_one_line() {
     );
     assert!(text.contains("\\n"), "{text}");
 }
+
+mod fixing {
+    //! The seeded mutation harness: valid documents (every fixture's document and the example)
+    //! broken in the ways a safe fix repairs (a kind or key under another platform's or an old
+    //! version's name, a misspelt kind, a title over its limit, a duplicate button id) are
+    //! valid again after `fix_document` with safe fixes only; and fixing twice changes nothing.
+
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::all_fixtures;
+    use crate::*;
+
+    /// Every valid document set to mutate: (document, subflows).
+    fn sets() -> Vec<(Value, Vec<Value>)> {
+        let mut sets: Vec<(Value, Vec<Value>)> = all_fixtures()
+            .into_iter()
+            .map(|f| (f.flows[0].clone(), f.flows[1..].to_vec()))
+            .collect();
+        sets.push((
+            serde_json::from_str(botmesh_flow_schema::EXAMPLE_FLOW_DOCUMENT).unwrap(),
+            Vec::new(),
+        ));
+        sets
+    }
+
+    /// Other names a kind is known by (another platform's, or version 0's).
+    fn aliases(kind: &str) -> &'static [&'static str] {
+        match kind {
+            "handoff" => &["transfer", "agent", "human"],
+            "ask" => &["input", "question", "prompt"],
+            "message" => &["text", "say", "mesage", "massage"],
+            "buttons" => &["options", "choices", "buton"],
+            "delay" => &["wait", "sleep"],
+            "branch" => &["condition", "brnach"],
+            "action" => &["webhook"],
+            "subflow" => &["subflwo"],
+            _ => &[],
+        }
+    }
+
+    /// Applies mutation `choice` (of the safe classes) to some step picked by `pick`; returns
+    /// false when that step offers no such mutation.
+    fn mutate(document: &mut Value, choice: u8, pick: usize, alias: usize) -> bool {
+        let Some(steps) = document.get_mut("steps").and_then(Value::as_array_mut) else {
+            return false;
+        };
+        let count = steps.len();
+        let step = &mut steps[pick % count];
+        let Some(object) = step.as_object_mut() else {
+            return false;
+        };
+        let kind = object
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        match choice % 5 {
+            // `kind` written `type`.
+            0 => match object.remove("kind") {
+                Some(kind) => {
+                    object.insert("type".into(), kind);
+                    true
+                }
+                None => false,
+            },
+            // The kind under another name.
+            1 => {
+                let names = aliases(&kind);
+                if names.is_empty() || !object.contains_key("kind") {
+                    return false;
+                }
+                object.insert("kind".into(), names[alias % names.len()].into());
+                true
+            }
+            // `next` written `goto` (or `then`).
+            2 => match object.remove("next") {
+                Some(next) => {
+                    let name = if alias.is_multiple_of(2) { "goto" } else { "then" };
+                    object.insert(name.into(), next);
+                    true
+                }
+                None => false,
+            },
+            // A button title over the limit.
+            3 => {
+                let Some(buttons) = object.get_mut("buttons").and_then(Value::as_array_mut) else {
+                    return false;
+                };
+                let n = buttons.len();
+                let title = &mut buttons[alias % n]["title"];
+                let long = format!("{} and a great deal more", title.as_str().unwrap_or("x"));
+                *title = long.into();
+                true
+            }
+            // Two buttons with one id.
+            _ => {
+                let Some(buttons) = object.get_mut("buttons").and_then(Value::as_array_mut) else {
+                    return false;
+                };
+                if buttons.len() < 2 {
+                    return false;
+                }
+                let first = buttons[0]["id"].clone();
+                buttons[1]["id"] = first;
+                true
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 512,
+            failure_persistence: None,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0xf1c5),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn safe_fixes_repair_every_safe_mutant_and_fixing_twice_changes_nothing(
+            set in 0usize..64,
+            mutations in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 1..4),
+        ) {
+            let sets = sets();
+            let (original, subflows) = &sets[set % sets.len()];
+            let mut mutant = original.clone();
+            let mut changed = false;
+            for (choice, pick, alias) in mutations {
+                changed |= mutate(&mut mutant, choice, pick, alias);
+            }
+            prop_assume!(changed);
+            let before = analyze_set(&mutant, subflows);
+            prop_assert!(!before.valid, "the mutant is invalid: {}", mutant);
+            let fixed = fix_document(&mutant, subflows, false);
+            prop_assert!(fixed.valid, "still invalid after {:?}: {:?}", fixed.applied, fixed.issues);
+            prop_assert!(fixed.applied.iter().all(|f| f.applicability == botmesh_flow_schema::Applicability::Safe));
+            let again = fix_document(&fixed.document, subflows, false);
+            prop_assert_eq!(&again.document, &fixed.document);
+            prop_assert!(again.applied.is_empty(), "{:?}", again.applied);
+        }
+    }
+
+    #[test]
+    fn unsafe_fixes_only_when_asked() {
+        let document = serde_json::json!({ "version": 2, "id": "f", "steps": [
+            { "id": "a", "kind": "message", "text": "Hi", "next": "bey" },
+            { "id": "bye", "kind": "message", "text": "Bye" },
+        ]});
+        let safe = fix_document(&document, &[], false);
+        assert!(
+            !safe.valid,
+            "the nearest step for an unknown next is unsafe"
+        );
+        assert!(safe.applied.is_empty());
+        let risky = fix_document(&document, &[], true);
+        assert!(risky.valid, "{:?}", risky.issues);
+        let applied: Vec<&str> = risky
+            .applied
+            .iter()
+            .map(|f| f.description.as_str())
+            .collect();
+        assert_eq!(
+            applied,
+            [
+                "point next at the nearest step id, \"bye\" (check it is the step meant)",
+                "add an end step \"end\" after the last step, so paths that fall off end there"
+            ]
+        );
+        assert_eq!(
+            risky.document["steps"][2],
+            serde_json::json!({"id": "end", "kind": "end"})
+        );
+        assert!(risky.diagnostics.is_empty(), "{:?}", risky.diagnostics);
+    }
+}

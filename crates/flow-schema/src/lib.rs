@@ -31,6 +31,7 @@ mod compact;
 mod diff;
 mod error;
 mod example;
+mod fix;
 mod limits;
 mod migrate;
 mod model;
@@ -45,6 +46,7 @@ pub use compact::compact_schema;
 pub use diff::{ChangedStep, Diff, diff};
 pub use error::Error;
 pub use example::EXAMPLE_FLOW_DOCUMENT;
+pub use fix::{Applicability, Fix, PatchError, apply_patch, rename_patch, replace_patch};
 pub use limits::{
     BUILT_IN_VARIABLES, CURRENT_VERSION, DEFAULT_RETRIES, FLOW_ID_PATTERN, HANDLER_PATTERN,
     LOCALE_PATTERN, MAX_ARGS_DEPTH, MAX_BUTTON_ID, MAX_BUTTON_TITLE, MAX_BUTTONS, MAX_CAPTION,

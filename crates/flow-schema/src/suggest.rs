@@ -62,6 +62,63 @@ pub(crate) enum KindHint {
     Menu,
 }
 
+/// How close `candidate` is to `word` (lower is closer), or `None` when it is not close: the
+/// ranking [`closest`] uses.
+fn rank(word: &str, candidate: &str) -> Option<usize> {
+    let word_len = word.chars().count();
+    let candidate_len = candidate.chars().count();
+    if candidate == word {
+        return None;
+    }
+    if word_len.abs_diff(candidate_len) <= 2 {
+        let distance = strsim::damerau_levenshtein(word, candidate);
+        if distance <= 2 && distance * 3 <= word_len.max(candidate_len) {
+            return Some(distance);
+        }
+    }
+    (word_len >= 3 && candidate.starts_with(word)).then_some(3)
+}
+
+/// [`closest`], but only when no other candidate is as close: the suggestion a fix may apply.
+pub(crate) fn unique_closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str> + Clone,
+) -> Option<&'a str> {
+    let chosen = closest(word, candidates.clone())?;
+    let best = rank(word, chosen)?;
+    let ties = candidates
+        .into_iter()
+        .filter(|c| rank(word, c) == Some(best))
+        .count();
+    (ties == 1).then_some(chosen)
+}
+
+/// The property `word` surely means: an alias of this version's name, or the only close one.
+pub(crate) fn sure_property<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    if word == "ms" {
+        // Milliseconds are not seconds: renaming would change the wait a thousandfold.
+        return None;
+    }
+    for (_, new) in ALIASES.iter().filter(|(old, _)| *old == word) {
+        if let Some(found) = allowed.iter().find(|a| *a == new) {
+            return Some(found);
+        }
+    }
+    unique_closest(word, allowed.iter().copied())
+}
+
+/// The kind `word` surely means (an alias, an old name, or the only close kind).
+pub(crate) fn sure_kind(word: &str, kinds: &[&'static str]) -> Option<&'static str> {
+    if word == "image" {
+        // Version 0's image also needs "media": "image"; flow_migrate does it.
+        return None;
+    }
+    if let Some((_, kind, _)) = KIND_ALIASES.iter().find(|(old, _, _)| *old == word) {
+        return Some(kind);
+    }
+    unique_closest(word, kinds.iter().copied())
+}
+
 /// What the unknown step kind `word` most likely means, if anything is close.
 pub(crate) fn kind_hint(word: &str, kinds: &[&'static str]) -> Option<KindHint> {
     if word == "menu" {
@@ -203,6 +260,15 @@ mod tests {
             closest_property("choices", &["text", "buttons"]),
             Some("buttons")
         );
+        // A fix applies a suggestion only when it is the only one that close.
+        assert_eq!(unique_closest("abcd", ["abxd", "abyd"]), None);
+        assert_eq!(
+            unique_closest("mesage", ["message", "media"]),
+            Some("message")
+        );
+        assert_eq!(sure_property("type", &["id", "kind"]), Some("kind"));
+        assert_eq!(sure_kind("transfer", &["handoff", "end"]), Some("handoff"));
+        assert_eq!(sure_kind("image", &["media"]), None);
     }
 
     #[test]

@@ -35,6 +35,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
+use crate::fix::{Fix, free_name, rename_patch, replace_patch};
 use crate::limits::{
     BUILT_IN_VARIABLES, CURRENT_VERSION, MAX_ARGS_DEPTH, MAX_BUTTON_ID, MAX_BUTTON_TITLE,
     MAX_BUTTONS, MAX_CAPTION, MAX_CASES, MAX_CONDITION_CHILDREN, MAX_CONDITION_DEPTH,
@@ -50,6 +51,7 @@ use crate::limits::{
 use crate::model::StepKind;
 use crate::suggest::{
     KindHint, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
+    sure_kind, sure_property, unique_closest,
 };
 
 mod re2;
@@ -67,6 +69,9 @@ pub struct Issue {
     /// position in the text points at the key rather than its value. Not serialized.
     #[serde(skip)]
     pub at_key: bool,
+    /// The repair, when it is determined (see [`Fix`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
 }
 
 /// What a valid document holds.
@@ -341,7 +346,31 @@ impl<'d> Validator<'d> {
             path: self.path.clone(),
             message,
             at_key: false,
+            fix: None,
         });
+    }
+
+    /// Gives the last issue a fix.
+    fn with_fix(&mut self, fix: Option<Fix>) {
+        if let Some(last) = self.issues.last_mut() {
+            last.fix = fix;
+        }
+    }
+
+    /// A fix that renames the unknown key `key` of the object at the current path to `new`,
+    /// unless the object already has `new`.
+    fn rename_fix(&self, object: &Map<String, Value>, key: &str, new: &str) -> Option<Fix> {
+        if object.contains_key(new) {
+            return None;
+        }
+        let mut from = self.path.clone();
+        push_token(&mut from, key);
+        let mut to = self.path.clone();
+        push_token(&mut to, new);
+        Some(Fix::safe(
+            format!("rename \"{}\" to \"{new}\"", short(key)),
+            rename_patch(&from, &to, object.get(key)?),
+        ))
     }
 
     /// An issue about the key at the current path (not its value).
@@ -420,7 +449,9 @@ impl<'d> Validator<'d> {
         unknown.sort_unstable();
         for key in unknown {
             let hint = did_you_mean(closest_property(key, allowed));
+            let fix = sure_property(key, allowed).and_then(|new| self.rename_fix(object, key, new));
             self.key_issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
+            self.with_fix(fix);
         }
     }
 
@@ -556,12 +587,23 @@ impl<'d> Validator<'d> {
         if !self.step_ids.contains_key(id) {
             // Suggestions only for a document within the step limit: comparing every unknown
             // reference with every id would grow with the square of an oversized document.
-            let hint = if self.step_order.len() <= crate::MAX_STEPS {
+            let small = self.step_order.len() <= crate::MAX_STEPS;
+            let hint = if small {
                 did_you_mean(closest(id, self.step_order.iter().copied()))
             } else {
                 String::new()
             };
             self.issue(format!("unknown step \"{id}\" in {key}{hint}"));
+            let fix = small
+                .then(|| unique_closest(id, self.step_order.iter().copied()))
+                .flatten()
+                .map(|near| {
+                    Fix::risky(
+                        format!("point {key} at the nearest step id, \"{near}\" (check it is the step meant)"),
+                        replace_patch(&self.path, value, Value::from(near)),
+                    )
+                });
+            self.with_fix(fix);
         }
     }
 
@@ -797,6 +839,13 @@ impl<'d> Validator<'d> {
                     ),
                 };
                 v.issue(message);
+                let fix = sure_kind(k, StepKind::NAMES).map(|kind| {
+                    Fix::safe(
+                        format!("change kind \"{}\" to \"{kind}\"", short(k)),
+                        replace_patch(&v.path, value, Value::from(kind)),
+                    )
+                });
+                v.with_fix(fix);
             }
             None => v.issue(format!(
                 "must be one of {}, found {}",
@@ -816,7 +865,10 @@ impl<'d> Validator<'d> {
             unknown.sort_unstable();
             for key in unknown {
                 let hint = did_you_mean(closest_property(key, &["id", "kind", "next"]));
+                let fix = sure_property(key, &["id", "kind", "next"])
+                    .and_then(|new| self.rename_fix(object, key, new));
                 self.key_issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
+                self.with_fix(fix);
             }
             return;
         };
@@ -874,7 +926,13 @@ impl<'d> Validator<'d> {
                 let hint = did_you_mean(closest_property(key, fields));
                 format!("unknown property \"{}\"{hint}", short(key))
             };
+            let fix = if some_kind_has(key) {
+                None
+            } else {
+                sure_property(key, fields).and_then(|new| self.rename_fix(object, key, new))
+            };
             self.key_issue_at(key, message);
+            self.with_fix(fix);
         }
     }
 
@@ -935,6 +993,10 @@ impl<'d> Validator<'d> {
                 return;
             };
             let mut seen: BTreeMap<&str, String> = BTreeMap::new();
+            let all: Vec<&str> = buttons
+                .iter()
+                .filter_map(|b| b.get("id").and_then(Value::as_str))
+                .collect();
             v.each(buttons, |v, _, button| {
                 let Some(button) = v.object(button, "an object (a button)") else {
                     return;
@@ -942,12 +1004,10 @@ impl<'d> Validator<'d> {
                 v.required(button, &["id", "title"]);
                 v.field(button, "id", |v, value| {
                     if let Some(id) = v.text(value, 1, MAX_BUTTON_ID) {
-                        v.unique_id(&mut seen, id, "button");
+                        v.unique_id(&mut seen, id, "button", &all);
                     }
                 });
-                v.field(button, "title", |v, value| {
-                    v.text(value, 1, MAX_BUTTON_TITLE);
-                });
+                v.field(button, "title", |v, value| v.title(value, MAX_BUTTON_TITLE));
                 v.field(button, "next", |v, value| v.step_ref(value, "next"));
                 v.unknown(button, &BUTTON);
             });
@@ -956,12 +1016,47 @@ impl<'d> Validator<'d> {
         self.field(object, "save", Self::variable_write);
     }
 
-    /// Button and row ids are unique within their step.
-    fn unique_id(&mut self, seen: &mut BTreeMap<&'d str, String>, id: &'d str, noun: &str) {
+    /// Button and row ids are unique within their step (`all`: every id of the step, so a
+    /// renamed duplicate takes a free one).
+    fn unique_id(
+        &mut self,
+        seen: &mut BTreeMap<&'d str, String>,
+        id: &'d str,
+        noun: &str,
+        all: &[&str],
+    ) {
         if let Some(first) = seen.get(id) {
             self.issue(format!("duplicate {noun} id \"{id}\" (first at {first})"));
+            let new = free_name(id, |name| all.contains(&name));
+            let fix = (new.chars().count() <= MAX_ROW_ID.min(MAX_BUTTON_ID)).then(|| {
+                Fix::safe(
+                    format!(
+                        "rename the duplicate {noun} id \"{}\" to \"{new}\"",
+                        short(id)
+                    ),
+                    replace_patch(&self.path, &Value::from(id), Value::from(new.as_str())),
+                )
+            });
+            self.with_fix(fix);
         } else {
             seen.insert(id, self.path.trim_end_matches("/id").to_owned());
+        }
+    }
+
+    /// A title of at most `max` characters; one over the limit gets a fix that cuts it with
+    /// `…`, as the migrator cuts menu titles.
+    fn title(&mut self, value: &'d Value, max: usize) {
+        if self.text(value, 1, max).is_some() {
+            return;
+        }
+        if let Some(title) = value.as_str()
+            && let Some((at, _)) = title.char_indices().nth(max - 1)
+        {
+            let cut = format!("{}…", title[..at].trim_end());
+            self.with_fix(Some(Fix::safe(
+                format!("cut the title to {max} characters: \"{cut}\""),
+                replace_patch(&self.path, value, Value::from(cut)),
+            )));
         }
     }
 
@@ -987,19 +1082,23 @@ impl<'d> Validator<'d> {
                 ));
             }
             let mut seen: BTreeMap<&str, String> = BTreeMap::new();
+            let all: Vec<&str> = sections
+                .iter()
+                .filter_map(|s| s.get("rows").and_then(Value::as_array))
+                .flatten()
+                .filter_map(|r| r.get("id").and_then(Value::as_str))
+                .collect();
             v.each(sections, |v, _, section| {
                 let Some(section) = v.object(section, "an object (a section)") else {
                     return;
                 };
                 v.required(section, &["rows"]);
-                v.field(section, "title", |v, value| {
-                    v.text(value, 1, MAX_SECTION_TITLE);
-                });
+                v.field(section, "title", |v, value| v.title(value, MAX_SECTION_TITLE));
                 v.field(section, "rows", |v, value| {
                     let Some(rows) = v.array(value, 1, MAX_SECTION_ROWS, "rows") else {
                         return;
                     };
-                    v.each(rows, |v, _, row| v.row(row, &mut seen));
+                    v.each(rows, |v, _, row| v.row(row, &mut seen, &all));
                 });
                 v.unknown(section, &SECTION);
             });
@@ -1008,19 +1107,17 @@ impl<'d> Validator<'d> {
         self.field(object, "save", Self::variable_write);
     }
 
-    fn row(&mut self, row: &'d Value, seen: &mut BTreeMap<&'d str, String>) {
+    fn row(&mut self, row: &'d Value, seen: &mut BTreeMap<&'d str, String>, all: &[&str]) {
         let Some(row) = self.object(row, "an object (a row)") else {
             return;
         };
         self.required(row, &["id", "title"]);
         self.field(row, "id", |v, value| {
             if let Some(id) = v.text(value, 1, MAX_ROW_ID) {
-                v.unique_id(seen, id, "row");
+                v.unique_id(seen, id, "row", all);
             }
         });
-        self.field(row, "title", |v, value| {
-            v.text(value, 1, MAX_ROW_TITLE);
-        });
+        self.field(row, "title", |v, value| v.title(value, MAX_ROW_TITLE));
         self.field(row, "description", |v, value| {
             v.text(value, 1, MAX_ROW_DESCRIPTION);
         });

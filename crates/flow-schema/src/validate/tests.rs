@@ -665,3 +665,62 @@ fn quoted_user_text_is_short_and_oversized_documents_get_no_suggestions() {
         "unknown step \"pay_nw\" in next (did you mean \"pay_now\"?)"
     );
 }
+
+/// The issues whose repair is determined carry a fix: safe ones keep the meaning, unsafe ones
+/// guess; each patch starts with a test of what it changes, and applying every fix of the
+/// document leaves those issues gone.
+#[test]
+fn determined_repairs_carry_fixes() {
+    let document = with_steps(json!([
+        { "id": "a", "type": "message", "text": "hi" },
+        { "id": "b", "kind": "transfer", "queue": "sales" },
+        { "id": "c", "kind": "buttons", "text": "?", "buttons": [
+            { "id": "y", "title": "A title that is much too long" },
+            { "id": "y", "title": "Other", "next": "bey" },
+            { "id": "y_2", "title": "Third" }
+        ] },
+        { "id": "bye", "kind": "end", "txet": "Bye", "ms": 5 },
+    ]));
+    let validation = validate(&document);
+    let fixes: String = validation
+        .issues
+        .iter()
+        .map(|i| match &i.fix {
+            Some(fix) => format!(
+                "{}: {:?} {} {}\n",
+                i.path,
+                fix.applicability,
+                fix.description,
+                serde_json::to_string(&fix.patch).unwrap()
+            ),
+            None => format!("{}: no fix\n", i.path),
+        })
+        .collect();
+    expect![[r#"
+        /steps/0: no fix
+        /steps/0/type: Safe rename "type" to "kind" [{"op":"test","path":"/steps/0/type","value":"message"},{"from":"/steps/0/type","op":"move","path":"/steps/0/kind"}]
+        /steps/1/kind: Safe change kind "transfer" to "handoff" [{"op":"test","path":"/steps/1/kind","value":"transfer"},{"op":"replace","path":"/steps/1/kind","value":"handoff"}]
+        /steps/2/buttons/0/title: Safe cut the title to 20 characters: "A title that is muc…" [{"op":"test","path":"/steps/2/buttons/0/title","value":"A title that is much too long"},{"op":"replace","path":"/steps/2/buttons/0/title","value":"A title that is muc…"}]
+        /steps/2/buttons/1/id: Safe rename the duplicate button id "y" to "y_3" [{"op":"test","path":"/steps/2/buttons/1/id","value":"y"},{"op":"replace","path":"/steps/2/buttons/1/id","value":"y_3"}]
+        /steps/2/buttons/1/next: Unsafe point next at the nearest step id, "bye" (check it is the step meant) [{"op":"test","path":"/steps/2/buttons/1/next","value":"bey"},{"op":"replace","path":"/steps/2/buttons/1/next","value":"bye"}]
+        /steps/3/ms: no fix
+        /steps/3/txet: Safe rename "txet" to "text" [{"op":"test","path":"/steps/3/txet","value":"Bye"},{"from":"/steps/3/txet","op":"move","path":"/steps/3/text"}]
+    "#]]
+    .assert_eq(&fixes);
+    let mut fixed = document.clone();
+    for issue in &validation.issues {
+        if let Some(fix) = &issue.fix {
+            crate::apply_patch(&mut fixed, &fix.patch).unwrap();
+        }
+    }
+    assert_eq!(
+        issues(&fixed),
+        "/steps/3/ms: unknown property \"ms\"\n",
+        "only the issue without a fix is left"
+    );
+    // A stale patch fails at its test instead of changing the document.
+    let patch = &validation.issues[1].fix.as_ref().unwrap().patch;
+    let mut stale = fixed.clone();
+    assert!(crate::apply_patch(&mut stale, patch).is_err());
+    assert_eq!(stale, fixed);
+}
