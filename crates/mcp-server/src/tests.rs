@@ -573,7 +573,7 @@ fn every_tool_declaration_is_accepted_by_strict_clients() {
     let server = docs_server();
     let list = answers(server, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     let tools = list[0]["result"]["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 10, "eight flow tools and two docs tools");
+    assert_eq!(tools.len(), 11, "nine flow tools and two docs tools");
     for tool in tools {
         let name = tool["name"].as_str().expect("name");
         assert!(
@@ -614,6 +614,11 @@ fn typical_calls() -> Vec<(&'static str, Value)> {
         (
             "flow_analyze",
             json!({ "document": { "version": 2 }, "subflows": [{}] }),
+        ),
+        ("flow_fix", json!({ "document": example })),
+        (
+            "flow_fix",
+            json!({ "documentText": "{\"version\": 2, \"id\": \"x\", \"steps\": [{\"id\": \"a\", \"type\": \"message\", \"text\": \"hi\", \"goto\": \"bye\"}, {\"id\": \"bye\", \"kind\": \"message\", \"text\": \"bye\"}]}", "unsafe": true }),
         ),
         ("flow_migrate", json!({ "document": legacy })),
         ("flow_migrate", json!({ "document": legacy, "target": 1 })),
@@ -1168,7 +1173,10 @@ fn document_text_gives_positions_and_a_text_that_is_not_json_is_invalid() {
     assert_eq!(
         result["issues"],
         json!([{ "path": "/steps/0/goto", "message": "unknown property \"goto\" (did you mean \"next\"?)",
-                 "line": 5, "column": 51, "endLine": 5, "endColumn": 57 }])
+                 "line": 5, "column": 51, "endLine": 5, "endColumn": 57,
+                 "fix": { "applicability": "safe", "description": "rename \"goto\" to \"next\"",
+                          "patch": [{ "op": "test", "path": "/steps/0/goto", "value": "b" },
+                                    { "op": "move", "from": "/steps/0/goto", "path": "/steps/0/next" }] } }])
     );
     // With the key fixed, the lint's diagnostics point at their steps.
     let fixed = text.replace("\"goto\"", "\"next\"");
@@ -1212,4 +1220,48 @@ fn document_text_gives_positions_and_a_text_that_is_not_json_is_invalid() {
         );
         assert_eq!([&issue["line"], &issue["column"]], [3, 1]);
     }
+}
+
+#[test]
+fn flow_fix_applies_safe_fixes_then_unsafe_ones_when_asked_and_is_idempotent() {
+    let broken = json!({ "version": 2, "id": "f", "steps": [
+        { "id": "a", "type": "message", "text": "Hi", "next": "bey" },
+        { "id": "b", "kind": "transfer" },
+        { "id": "bye", "kind": "message", "text": "Bye" },
+    ]});
+    let result = |arguments: Value| -> Value {
+        let out = answers(test_server(), &call(1, "flow_fix", arguments));
+        assert_eq!(out[0]["result"].get("isError"), None, "{}", out[0]);
+        out[0]["result"]["structuredContent"].clone()
+    };
+    let safe = result(json!({ "document": broken }));
+    assert_eq!(
+        safe["applied"],
+        json!([
+            "rename \"type\" to \"kind\"",
+            "change kind \"transfer\" to \"handoff\""
+        ])
+    );
+    assert_eq!(safe["valid"], false, "the unknown next needs an unsafe fix");
+    assert_eq!(safe["issues"][0]["path"], "/steps/0/next");
+    let all = result(json!({ "document": broken, "unsafe": true }));
+    assert_eq!(all["valid"], true, "{all}");
+    assert!(
+        all["applied"].as_array().unwrap().contains(&json!(
+            "point next at the nearest step id, \"bye\" (check it is the step meant) (unsafe)"
+        )),
+        "{all}"
+    );
+    assert_eq!(
+        all["digest"],
+        json!(botmesh_flow_schema::digest(&all["document"]).digest)
+    );
+    let again = result(json!({ "document": all["document"], "unsafe": true }));
+    assert_eq!(again["applied"], json!([]));
+    assert_eq!(again["document"], all["document"]);
+    let out = answers(
+        test_server(),
+        &call(1, "flow_fix", json!({ "documentText": "{ nope" })),
+    );
+    assert_eq!(out[0]["result"]["isError"], true);
 }

@@ -34,6 +34,7 @@ pub(super) fn tools() -> Vec<Tool> {
     vec![
         flow_validate(),
         flow_analyze(),
+        flow_fix(),
         flow_migrate(),
         flow_diff(),
         flow_digest(),
@@ -213,6 +214,94 @@ fn flow_analyze() -> Tool {
                 "flow_analyze",
                 analysis,
                 &["mermaid", "graph"],
+                &["issues", "diagnostics"],
+                arguments,
+            ))
+        }),
+    }
+}
+
+fn flow_fix() -> Tool {
+    Tool {
+        name: "flow_fix",
+        title: "Apply the fixes of a flow document",
+        description: "Apply the fixes that validation and lint know for a flow document (safe ones: meaning \
+         kept, such as a misspelt or other-platform key or kind, a title cut to its limit, a \
+         duplicate id renamed; with unsafe: true also plausible repairs that change behaviour, \
+         such as the nearest step for an unknown next), one at a time until none applies: the \
+         document, its digest, each fix applied as a sentence, and the issues and diagnostics \
+         that remain. Fixing a fixed document changes nothing.",
+        scope: Scope::Flow,
+        input_schema: input_schema(
+            json!({
+                "document": document_property(DOCUMENT),
+                "documentText": document_text_property(),
+                "subflows": super::subflows_property(),
+                "unsafe": {
+                    "type": "boolean",
+                    "default": false,
+                    "description": "Also apply unsafe fixes (plausible repairs that change behaviour)."
+                },
+                "fullText": full_text_property()
+            }),
+            &[],
+        ),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "document": { "type": "object", "description": "The fixed document." },
+                "digest": { "type": "string", "description": "The fixed document's sha256: digest." },
+                "valid": { "type": "boolean", "description": "True when the fixed document (with its subflows) is valid." },
+                "applied": {
+                    "type": "array",
+                    "description": "Each fix applied, in order, as one sentence.",
+                    "items": { "type": "string" }
+                },
+                "issues": super::sourced_issues_schema(),
+                "diagnostics": { "type": "array", "items": { "type": "object" } }
+            },
+            "required": ["document", "digest", "valid", "applied", "issues", "diagnostics"]
+        }),
+        handler: Tool::handler(|_, arguments| {
+            let source = document_source("flow_fix", arguments)?;
+            let subflows = arguments
+                .get("subflows")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            let include_unsafe = arguments.get("unsafe").and_then(Value::as_bool) == Some(true);
+            let payload = match &source {
+                DocumentSource::NotJson(error) => {
+                    return Err(ToolError(format!(
+                        "argument \"documentText\" is {error}; fix the JSON first (flow_validate with documentText says where)"
+                    )));
+                }
+                _ => {
+                    let document = source.value().unwrap_or(&Value::Null);
+                    let outcome = analyzer::fix_document(document, subflows, include_unsafe);
+                    let applied: Vec<String> = outcome
+                        .applied
+                        .iter()
+                        .map(|fix| match fix.applicability {
+                            schema::Applicability::Safe => fix.description.clone(),
+                            schema::Applicability::Unsafe => {
+                                format!("{} (unsafe)", fix.description)
+                            }
+                        })
+                        .collect();
+                    json!({
+                        "digest": schema::digest(&outcome.document).digest,
+                        "document": outcome.document,
+                        "valid": outcome.valid,
+                        "applied": applied,
+                        "issues": outcome.issues,
+                        "diagnostics": outcome.diagnostics,
+                    })
+                }
+            };
+            Ok(bounded_output(
+                "flow_fix",
+                payload,
+                &["document"],
                 &["issues", "diagnostics"],
                 arguments,
             ))
