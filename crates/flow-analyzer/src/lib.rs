@@ -108,7 +108,9 @@ pub use analyze::{
     analyze_set,
 };
 /// Positions in a document's text (what [`FileReport::locate`] reads), from `botmesh-flow-schema`.
-pub use botmesh_flow_schema::{Location, SourceMap, SyntaxError, parse_with_positions};
+pub use botmesh_flow_schema::{
+    Applicability, Fix, Location, SourceMap, SyntaxError, edit_text, parse_with_positions,
+};
 pub use error::Error;
 pub use fixer::{AppliedFix, FIX_ROUNDS_LIMIT, FixOutcome, fix_document};
 pub use graph::{Edge, EdgeKind, FlowGraph, Graph, IMPLICIT_END, Node, describe};

@@ -66,5 +66,5 @@ pub use model::{
     Row, Scalar, Section, Step, StepKind, Trigger, Variable,
 };
 pub use schema::{FLOW_SCHEMA_JSON, json_schema, json_schema_string, limits_json, step_kinds};
-pub use source_map::{Location, Member, SourceMap, SyntaxError, parse_with_positions};
+pub use source_map::{Location, Member, SourceMap, SyntaxError, edit_text, parse_with_positions};
 pub use validate::{Issue, Summary, TOP_LEVEL_KEYS, Validation, validate};

@@ -336,3 +336,108 @@ fn push_token(path: &mut String, token: &str) {
 
 #[cfg(test)]
 mod tests;
+
+/// Applies an RFC 6902 patch (as fixes write them) to a document's **text** with minimal
+/// edits: a `replace` rewrites the value's text, a `move` within one object rewrites the key, a
+/// `remove` takes the member out with its comma, an `add` at the end of an array (`/-`) is
+/// written after the last element with the separator the elements before use; everything
+/// else stays byte for byte. `test`s are checked against the parsed text. Returns `None` when
+/// an operation cannot be written as such an edit (the caller then leaves the file alone) or
+/// when the edited text would not parse to what applying the patch to the value gives.
+pub fn edit_text(text: &str, patch: &[Value]) -> Option<String> {
+    let mut current = text.to_owned();
+    let (mut expected, _) = parse_with_positions(text).ok()?;
+    crate::apply_patch(&mut expected, patch).ok()?;
+    for op in patch {
+        let (value, map) = parse_with_positions(&current).ok()?;
+        let path = op.get("path")?.as_str()?;
+        let edited = match op.get("op")?.as_str()? {
+            "test" => {
+                (value.pointer(path) == op.get("value")).then_some(())?;
+                continue;
+            }
+            "replace" => {
+                let range = map.member(path)?.value.clone();
+                let new = serde_json::to_string(op.get("value")?).ok()?;
+                splice(&current, range, &new)
+            }
+            "move" => {
+                let from = op.get("from")?.as_str()?;
+                let (from_parent, _) = from.rsplit_once('/')?;
+                let (to_parent, token) = path.rsplit_once('/')?;
+                if from_parent != to_parent || !value.pointer(from_parent)?.is_object() {
+                    return None;
+                }
+                let key = token.replace("~1", "/").replace("~0", "~");
+                let range = map.member(from)?.key.clone()?;
+                splice(&current, range, &serde_json::to_string(&key).ok()?)
+            }
+            "remove" => remove_member(&current, &map, path)?,
+            "add" => {
+                let (parent, token) = path.rsplit_once('/')?;
+                let items = value.pointer(parent)?.as_array()?;
+                if token != "-" {
+                    return None;
+                }
+                let new = serde_json::to_string(op.get("value")?).ok()?;
+                match items.len() {
+                    0 => {
+                        let open = map.member(parent)?.value.start + 1;
+                        splice(&current, open..open, &new)
+                    }
+                    n => {
+                        let last = map.member(&format!("{parent}/{}", n - 1))?.value.clone();
+                        let separator = match n {
+                            1 => ", ".to_owned(),
+                            _ => {
+                                let before = map.member(&format!("{parent}/{}", n - 2))?.value.end;
+                                current[before..last.start].to_owned()
+                            }
+                        };
+                        splice(&current, last.end..last.end, &format!("{separator}{new}"))
+                    }
+                }
+            }
+            _ => return None,
+        };
+        current = edited;
+    }
+    let (result, _) = parse_with_positions(&current).ok()?;
+    (result == expected).then_some(current)
+}
+
+fn splice(text: &str, range: Range<usize>, with: &str) -> String {
+    let mut out = String::with_capacity(text.len() + with.len());
+    out.push_str(&text[..range.start]);
+    out.push_str(with);
+    out.push_str(&text[range.end..]);
+    out
+}
+
+/// The text without the member or element at `path`, and without the comma that separated it.
+fn remove_member(text: &str, map: &SourceMap, path: &str) -> Option<String> {
+    let member = map.member(path)?;
+    let start = member.key.as_ref().map_or(member.value.start, |k| k.start);
+    let end = member.value.end;
+    let bytes = text.as_bytes();
+    let mut after = end;
+    while after < bytes.len() && bytes[after].is_ascii_whitespace() {
+        after += 1;
+    }
+    if bytes.get(after) == Some(&b',') {
+        // Up to the next member: the indentation before this one is kept for it.
+        let mut next = after + 1;
+        while next < bytes.len() && bytes[next].is_ascii_whitespace() {
+            next += 1;
+        }
+        return Some(splice(text, start..next, ""));
+    }
+    let mut before = start;
+    while before > 0 && bytes[before - 1].is_ascii_whitespace() {
+        before -= 1;
+    }
+    if before > 0 && bytes[before - 1] == b',' {
+        return Some(splice(text, before - 1..end, ""));
+    }
+    Some(splice(text, start..end, ""))
+}

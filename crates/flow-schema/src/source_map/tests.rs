@@ -191,3 +191,42 @@ fn keys_values_prefixes_and_syntax_errors() {
     );
     assert_eq!(map.member("/a/0").unwrap().value, 15..16);
 }
+
+#[test]
+fn fixes_are_written_as_minimal_text_edits() {
+    let text = "{\n  \"version\": 2,\n  \"steps\": [\n    { \"id\": \"a\", \"type\": \"message\",   \"onFail\": \"x\", \"text\": \"Hi\" },\n    {\"id\": \"b\", \"kind\": \"transfer\"}\n  ]\n}\n";
+    let patch = [
+        json!({"op": "test", "path": "/steps/0/type", "value": "message"}),
+        json!({"op": "move", "from": "/steps/0/type", "path": "/steps/0/kind"}),
+        json!({"op": "replace", "path": "/steps/1/kind", "value": "handoff"}),
+        json!({"op": "remove", "path": "/steps/0/onFail"}),
+        json!({"op": "add", "path": "/steps/-", "value": {"id": "end", "kind": "end"}}),
+    ];
+    let edited = edit_text(text, &patch).expect("every operation is a text edit");
+    assert_eq!(
+        edited,
+        "{\n  \"version\": 2,\n  \"steps\": [\n    { \"id\": \"a\", \"kind\": \"message\",   \"text\": \"Hi\" },\n    {\"id\": \"b\", \"kind\": \"handoff\"},\n    {\"id\":\"end\",\"kind\":\"end\"}\n  ]\n}\n"
+    );
+    // The last member goes with the comma before it.
+    let last = edit_text(
+        "{\"a\": 1,\n \"b\": 2\n}",
+        &[json!({"op": "remove", "path": "/b"})],
+    )
+    .unwrap();
+    assert_eq!(last, "{\"a\": 1\n}");
+    // A failing test, or an edit that is not a text edit, leaves nothing written.
+    assert_eq!(
+        edit_text(
+            text,
+            &[json!({"op": "test", "path": "/version", "value": 1})]
+        ),
+        None
+    );
+    assert_eq!(
+        edit_text(
+            text,
+            &[json!({"op": "move", "from": "/version", "path": "/steps/0/version"})]
+        ),
+        None
+    );
+}

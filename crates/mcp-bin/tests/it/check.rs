@@ -269,3 +269,66 @@ fn windows_paths_with_backslashes_and_drive_letters() {
     );
     assert_eq!(fixed.status.code(), Some(0), "{}", stdout(&fixed));
 }
+
+/// `check --fix` rewrites only the fixed spots (indentation, key order and spacing stay byte
+/// for byte), `--diff` prints the edits and writes nothing, `--unsafe-fixes` adds the unsafe
+/// ones, and a fixed file checks clean with nothing more to fix.
+#[test]
+fn fix_rewrites_the_fixed_spots_only() {
+    let broken = "{\n    \"version\": 2,\n    \"id\": \"fixme\",\n    \"steps\": [\n        {   \"id\": \"a\",  \"type\": \"message\", \"text\": \"Hi\", \"goto\": \"b\" },\n        { \"kind\": \"transfer\",\n          \"id\": \"b\" }\n    ]\n}\n";
+    let dir = scratch("fix", &[("fixme.json", broken)]);
+    let read = || std::fs::read_to_string(dir.path().join("fixme.json")).expect("the file");
+
+    let diff = check(&dir, &["--fix", "--diff", "fixme.json"]);
+    assert_eq!(read(), broken, "--diff writes nothing");
+    assert_eq!(
+        stdout(&diff),
+        "fixme.json: fixed: rename \"goto\" to \"next\"\n\
+         fixme.json: fixed: rename \"type\" to \"kind\"\n\
+         fixme.json: fixed: change kind \"transfer\" to \"handoff\"\n\
+         --- fixme.json\n+++ fixme.json\n@@ -3,6 +3,6 @@\n     \"id\": \"fixme\",\n     \"steps\": [\n\
+         -        {   \"id\": \"a\",  \"type\": \"message\", \"text\": \"Hi\", \"goto\": \"b\" },\n\
+         -        { \"kind\": \"transfer\",\n\
+         +        {   \"id\": \"a\",  \"kind\": \"message\", \"text\": \"Hi\", \"next\": \"b\" },\n\
+         +        { \"kind\": \"handoff\",\n           \"id\": \"b\" }\n     ]\n\
+         checked 1 file: 0 errors, 0 warnings, 0 infos\n"
+    );
+    assert_eq!(diff.status.code(), Some(0));
+
+    let fixed = check(&dir, &["--fix", "fixme.json"]);
+    assert_eq!(fixed.status.code(), Some(0), "{}", stdout(&fixed));
+    assert_eq!(
+        read(),
+        broken
+            .replace("\"type\"", "\"kind\"")
+            .replace("\"goto\"", "\"next\"")
+            .replace("transfer", "handoff"),
+        "only the fixed spots changed"
+    );
+    let again = check(&dir, &["--fix", "fixme.json"]);
+    assert_eq!(
+        stdout(&again),
+        "checked 1 file: 0 errors, 0 warnings, 0 infos\n",
+        "nothing more to fix"
+    );
+
+    // An unknown next needs an unsafe fix: left as it is unless asked.
+    let guess = "{\"version\": 2, \"id\": \"g\", \"steps\": [\n  {\"id\": \"a\", \"kind\": \"message\", \"text\": \"Hi\", \"next\": \"bey\"},\n  {\"id\": \"bye\", \"kind\": \"end\"}\n]}\n";
+    dir.write("guess.json", guess);
+    let safe_only = check(&dir, &["--fix", "guess.json"]);
+    assert_eq!(safe_only.status.code(), Some(1));
+    assert!(
+        stdout(&safe_only).starts_with("guess.json:2:56: error[invalid] /steps/0/next: "),
+        "{}",
+        stdout(&safe_only)
+    );
+    let risky = check(&dir, &["--fix", "--unsafe-fixes", "guess.json"]);
+    assert_eq!(risky.status.code(), Some(0), "{}", stdout(&risky));
+    assert!(stdout(&risky).starts_with("guess.json: fixed: point next at the nearest step id, \"bye\" (check it is the step meant) (unsafe)\n"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("guess.json")).unwrap(),
+        guess.replace("\"bey\"", "\"bye\"")
+    );
+    let usage = check(&dir, &["--diff", "guess.json"]);
+    assert_eq!(usage.status.code(), Some(2));
+}
