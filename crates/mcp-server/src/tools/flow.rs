@@ -404,9 +404,23 @@ fn flow_diff() -> Tool {
                         "type": "object",
                         "properties": {
                             "id": { "type": "string" },
-                            "fields": { "type": "array", "items": { "type": "string" } }
+                            "fields": { "type": "array", "items": { "type": "string" } },
+                            "values": {
+                                "type": "array",
+                                "description": "Per changed field: before (absent when added), after (absent when removed); a value over 200 characters of JSON is cut with … and cut: true.",
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "field": { "type": "string" },
+                                        "before": { "description": "The left value (any JSON)." },
+                                        "after": { "description": "The right value (any JSON)." },
+                                        "cut": { "type": "boolean" }
+                                    },
+                                    "required": ["field"]
+                                }
+                            }
                         },
-                        "required": ["id", "fields"]
+                        "required": ["id", "fields", "values"]
                     }
                 },
                 "reordered": { "type": "boolean", "description": "True when steps present on both sides appear in a different order." },
