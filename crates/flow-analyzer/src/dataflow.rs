@@ -134,8 +134,12 @@ fn checks_unset(leaf: &Value) -> bool {
 
 /// What a step does to the variables on one of its edges.
 struct Effect {
+    /// The variable a `save` or `set` writes (no allocation for the common case).
+    write: Option<usize>,
+    /// The variables a branch case's condition guards.
     writes: Vec<usize>,
-    clears: Vec<usize>,
+    /// The variable a `set` to null clears.
+    clear: Option<usize>,
     /// The callee whose summary the edge adds (a `subflow`'s return).
     callee: Option<usize>,
 }
@@ -144,6 +148,8 @@ struct Analysis<'s, 'a> {
     set: &'s FlowSet<'a>,
     bit: FxHashMap<&'a str, usize>,
     width: usize,
+    /// Per flow, per step, the effect of each of its edges (computed once).
+    effects: Vec<Vec<Vec<Effect>>>,
 }
 
 impl<'a> Analysis<'_, 'a> {
@@ -156,23 +162,20 @@ impl<'a> Analysis<'_, 'a> {
         let edges = flow.edges(step);
         let kind = edges.get(edge).map(|e| e.kind);
         let mut effect = Effect {
+            write: None,
             writes: Vec::new(),
-            clears: Vec::new(),
+            clear: None,
             callee: None,
         };
         let save = |key: Key| s.str_field(key).and_then(|n| self.bit_of(n));
         match s.kind {
-            Kind::Ask if kind != Some(EdgeKind::RetryExhausted) => {
-                effect.writes.extend(save(Key::Save));
-            }
-            Kind::Buttons | Kind::List | Kind::Action => effect.writes.extend(save(Key::Save)),
+            Kind::Ask if kind != Some(EdgeKind::RetryExhausted) => effect.write = save(Key::Save),
+            Kind::Buttons | Kind::List | Kind::Action => effect.write = save(Key::Save),
             Kind::Set => {
-                if let Some(bit) = save(Key::Var) {
-                    if s.field(Key::Value).is_some_and(Value::is_null) {
-                        effect.clears.push(bit);
-                    } else {
-                        effect.writes.push(bit);
-                    }
+                if s.field(Key::Value).is_some_and(Value::is_null) {
+                    effect.clear = save(Key::Var);
+                } else {
+                    effect.write = save(Key::Var);
                 }
             }
             Kind::Subflow => effect.callee = self.set.callee(s),
@@ -196,13 +199,13 @@ impl<'a> Analysis<'_, 'a> {
 
     fn apply(&self, state: &Bits, effect: &Effect, summaries: &[Bits]) -> Bits {
         let mut out = state.clone();
-        for &bit in &effect.writes {
+        for &bit in effect.writes.iter().chain(&effect.write) {
             out.set(bit);
         }
         if let Some(callee) = effect.callee {
             out.join(&summaries[callee]);
         }
-        for &bit in &effect.clears {
+        if let Some(bit) = effect.clear {
             out.clear(bit);
         }
         out
@@ -210,45 +213,76 @@ impl<'a> Analysis<'_, 'a> {
 
     /// The variables defined when each step runs (`None`: not reached from the entry), given
     /// the flow's entry state and the callees' summaries.
+    ///
+    /// The states live in one flat array of words and the steps are visited in passes in
+    /// document order (most edges go forward, so a few passes settle the flow); no state is
+    /// allocated per edge.
     fn flow_states(&self, index: usize, entry: &Bits, summaries: &[Bits]) -> Vec<Option<Bits>> {
         let flow = &self.set.flows[index];
         let count = flow.steps.len();
-        let mut states: Vec<Option<Bits>> = vec![None; count];
         if count == 0 {
-            return states;
+            return Vec::new();
         }
-        states[0] = Some(entry.clone());
-        let mut work = vec![0usize];
+        let words = entry.0.len();
+        let mut flat = vec![0u64; count * words];
+        let mut reached = vec![false; count];
         let mut queued = vec![false; count];
+        flat[..words].copy_from_slice(&entry.0);
+        reached[0] = true;
         queued[0] = true;
-        while let Some(step) = work.pop() {
-            queued[step] = false;
-            let Some(state) = states[step].clone() else {
-                continue;
-            };
-            for (e, edge) in flow.edges(step).iter().enumerate() {
-                let Target::Step(next) = edge.to else {
+        let mut out = vec![0u64; words];
+        let mut again = true;
+        while again {
+            again = false;
+            for step in 0..count {
+                if !queued[step] {
                     continue;
-                };
-                let out = self.apply(&state, &self.effect(flow, step, e), summaries);
-                let changed = match &mut states[next] {
-                    slot @ None => {
-                        *slot = Some(out);
+                }
+                queued[step] = false;
+                for (e, edge) in flow.edges(step).iter().enumerate() {
+                    let Target::Step(next) = edge.to else {
+                        continue;
+                    };
+                    let effect = &self.effects[index][step][e];
+                    out.copy_from_slice(&flat[step * words..(step + 1) * words]);
+                    for &bit in effect.writes.iter().chain(&effect.write) {
+                        out[bit / 64] |= 1 << (bit % 64);
+                    }
+                    if let Some(callee) = effect.callee {
+                        for (o, w) in out.iter_mut().zip(&summaries[callee].0) {
+                            *o |= w;
+                        }
+                    }
+                    if let Some(bit) = effect.clear {
+                        out[bit / 64] &= !(1 << (bit % 64));
+                    }
+                    let target = &mut flat[next * words..(next + 1) * words];
+                    let changed = if reached[next] {
+                        let mut changed = false;
+                        for (t, o) in target.iter_mut().zip(&out) {
+                            let met = *t & o;
+                            changed |= met != *t;
+                            *t = met;
+                        }
+                        changed
+                    } else {
+                        reached[next] = true;
+                        target.copy_from_slice(&out);
                         true
+                    };
+                    if changed && !queued[next] {
+                        queued[next] = true;
+                        // A step already passed in this pass is visited in the next one.
+                        again |= next <= step;
                     }
-                    Some(existing) => {
-                        let before = existing.clone();
-                        existing.meet(&out);
-                        *existing != before
-                    }
-                };
-                if changed && !queued[next] {
-                    queued[next] = true;
-                    work.push(next);
                 }
             }
         }
-        states
+        (0..count)
+            .map(|step| {
+                reached[step].then(|| Bits(flat[step * words..(step + 1) * words].to_vec()))
+            })
+            .collect()
     }
 
     /// What the flow has written on every path to its ends (an `end` step or falling off).
@@ -266,7 +300,7 @@ impl<'a> Analysis<'_, 'a> {
             }
             for (e, edge) in flow.edges(step).iter().enumerate() {
                 if edge.to == Target::End {
-                    meet(self.apply(state, &self.effect(flow, step, e), summaries));
+                    meet(self.apply(state, &self.effects[index][step][e], summaries));
                 }
             }
         }
@@ -322,55 +356,86 @@ pub(crate) fn possibly_unset(set: &FlowSet<'_>) -> Vec<Found> {
         return Vec::new();
     }
     let width = names.len();
-    let analysis = Analysis {
+    let mut analysis = Analysis {
         set,
         bit: names.iter().enumerate().map(|(i, n)| (*n, i)).collect(),
         width,
+        effects: Vec::new(),
     };
+    analysis.effects = set
+        .flows
+        .iter()
+        .map(|flow| {
+            (0..flow.steps.len())
+                .map(|step| {
+                    (0..flow.edges(step).len())
+                        .map(|e| analysis.effect(flow, step, e))
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
     let flows = set.flows.len();
+    // Where each flow is called: (caller, step).
+    let mut call_sites: Vec<Vec<(usize, usize)>> = vec![Vec::new(); flows];
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); flows];
+    for (caller, flow) in set.flows.iter().enumerate() {
+        for (step, s) in flow.steps.iter().enumerate() {
+            if let Some(callee) = set.callee(s) {
+                call_sites[callee].push((caller, step));
+                callers[callee].push(caller);
+            }
+        }
+    }
     let mut summaries = vec![Bits::full(width); flows];
     let mut entries = vec![Bits::full(width); flows];
     let mut states: Vec<Vec<Option<Bits>>> = vec![Vec::new(); flows];
-    // Whole-set fixpoint: every state only shrinks from "everything", so this ends.
-    loop {
-        let mut changed = false;
-        for index in 0..flows {
-            let flow = &set.flows[index];
-            let mut entry = if entered_fresh(index, flow) {
-                Bits::empty(width)
-            } else {
-                // What every call site of the set has written when it calls this flow.
-                let mut common = Bits::full(width);
-                for (caller, caller_states) in states.iter().enumerate() {
-                    for (step, state) in caller_states.iter().enumerate() {
-                        if let Some(state) = state
-                            && set.callee(&set.flows[caller].steps[step]) == Some(index)
-                        {
-                            common.meet(state);
-                        }
-                    }
-                }
-                common
-            };
-            for name in defaults(flow) {
-                if let Some(bit) = analysis.bit_of(name) {
-                    entry.set(bit);
+    // Whole-set fixpoint: every state only shrinks from "everything", so this ends. A flow is
+    // computed again only when its entry (its callers' states) or a callee's summary changed.
+    let mut dirty = vec![true; flows];
+    while let Some(index) = dirty.iter().position(|d| *d) {
+        dirty[index] = false;
+        let flow = &set.flows[index];
+        let mut entry = if entered_fresh(index, flow) {
+            Bits::empty(width)
+        } else {
+            // What every call site of the set has written when it calls this flow.
+            let mut common = Bits::full(width);
+            for &(caller, step) in &call_sites[index] {
+                if let Some(Some(state)) = states[caller].get(step) {
+                    common.meet(state);
                 }
             }
-            let flow_states = analysis.flow_states(index, &entry, &summaries);
-            let summary = analysis.summary(index, &flow_states, &summaries);
-            changed |= entry != entries[index]
-                || summary != summaries[index]
-                || flow_states != states[index];
-            entries[index] = entry;
-            summaries[index] = summary;
-            states[index] = flow_states;
+            common
+        };
+        for name in defaults(flow) {
+            if let Some(bit) = analysis.bit_of(name) {
+                entry.set(bit);
+            }
         }
-        if !changed {
-            break;
+        let flow_states = analysis.flow_states(index, &entry, &summaries);
+        let summary = analysis.summary(index, &flow_states, &summaries);
+        if summary != summaries[index] {
+            // The callers' states after their calls change.
+            for &caller in &callers[index] {
+                dirty[caller] = true;
+            }
         }
+        if flow_states != states[index] {
+            // The flows this one calls may start differently.
+            for s in &flow.steps {
+                if let Some(callee) = set.callee(s) {
+                    dirty[callee] = true;
+                }
+            }
+        }
+        entries[index] = entry;
+        summaries[index] = summary;
+        states[index] = flow_states;
     }
     let mut found = Vec::new();
+    // One breadth-first search per flow and variable, shared by all its reads.
+    let mut trees: FxHashMap<(usize, usize), Tree> = FxHashMap::default();
     for (index, uses) in set.uses.iter().enumerate() {
         let flow = &set.flows[index];
         for read in &uses.reads {
@@ -388,14 +453,10 @@ pub(crate) fn possibly_unset(set: &FlowSet<'_>) -> Vec<Found> {
             if state.has(bit) {
                 continue;
             }
-            let path = unset_path(
-                &analysis,
-                index,
-                &entries[index],
-                &summaries,
-                bit,
-                read.step,
-            );
+            let tree = trees
+                .entry((index, bit))
+                .or_insert_with(|| unset_tree(&analysis, index, &entries[index], &summaries, bit));
+            let path = unset_path(flow, tree, read.step);
             found.push((
                 index,
                 Some(read.step),
@@ -411,22 +472,26 @@ pub(crate) fn possibly_unset(set: &FlowSet<'_>) -> Vec<Found> {
     found
 }
 
-/// The first path (fewest steps) on which `bit` is not written before `target`, as text.
-fn unset_path(
+/// Breadth-first parents of the steps reached from where `bit` is unset (the entry when it
+/// does not start set, and every `set` of it to null) without an edge that writes it.
+struct Tree {
+    parent: Vec<Option<(usize, EdgeKind)>>,
+    seen: Vec<bool>,
+}
+
+fn unset_tree(
     analysis: &Analysis<'_, '_>,
     index: usize,
     entry: &Bits,
     summaries: &[Bits],
     bit: usize,
-    target: usize,
-) -> String {
+) -> Tree {
     let flow = &analysis.set.flows[index];
     let count = flow.steps.len();
-    // parent[step] = (previous step, the edge's kind)
     let mut parent: Vec<Option<(usize, EdgeKind)>> = vec![None; count];
     let mut seen = vec![false; count];
     let mut queue = std::collections::VecDeque::new();
-    if !entry.has(bit) {
+    if !entry.has(bit) && count > 0 {
         seen[0] = true;
         queue.push_back(0);
     }
@@ -441,19 +506,16 @@ fn unset_path(
             queue.push_back(step);
         }
     }
-    let mut reached = None;
     while let Some(step) = queue.pop_front() {
-        if step == target {
-            reached = Some(step);
-            break;
-        }
         for (e, edge) in flow.edges(step).iter().enumerate() {
             let Target::Step(next) = edge.to else {
                 continue;
             };
-            let effect = analysis.effect(flow, step, e);
-            let probe = analysis.apply(&Bits::empty(analysis.width), &effect, summaries);
-            if probe.has(bit) || seen[next] {
+            let effect = &analysis.effects[index][step][e];
+            let writes = effect.write == Some(bit)
+                || effect.writes.contains(&bit)
+                || effect.callee.is_some_and(|c| summaries[c].has(bit));
+            if writes || seen[next] {
                 continue;
             }
             seen[next] = true;
@@ -461,6 +523,18 @@ fn unset_path(
             queue.push_back(next);
         }
     }
+    Tree { parent, seen }
+}
+
+/// The first path (fewest steps) to `target` in `tree`, as text.
+fn unset_path(flow: &Flow<'_>, tree: &Tree, target: usize) -> String {
+    let parent = &tree.parent;
+    let reached = tree
+        .seen
+        .get(target)
+        .copied()
+        .unwrap_or(false)
+        .then_some(target);
     let Some(mut at) = reached else {
         return format!("to \"{}\"", flow.steps[target].id);
     };
@@ -533,12 +607,15 @@ fn plural_name(types: u8) -> String {
 pub(crate) fn type_mismatch<'a>(set: &FlowSet<'a>) -> Vec<Found> {
     // Name → (types it can hold, the first write that says so).
     let mut held: FxHashMap<&'a str, (u8, String)> = FxHashMap::default();
-    let mut add = |name: &'a str, types: u8, why: String| {
-        let entry = held.entry(name).or_insert((0, why));
+    // The reason is written only for the first write of each name.
+    let mut add = |name: &'a str, types: u8, why: &dyn Fn() -> String| {
+        let entry = held.entry(name).or_insert_with(|| (0, why()));
         entry.0 |= types;
     };
     for name in BUILT_IN_VARIABLES {
-        add(name, STRING, format!("the built-in \"{name}\" is a string"));
+        add(name, STRING, &|| {
+            format!("the built-in \"{name}\" is a string")
+        });
     }
     for flow in &set.flows {
         if let Some(declared) = flow.document.get("variables").and_then(Value::as_object) {
@@ -550,11 +627,9 @@ pub(crate) fn type_mismatch<'a>(set: &FlowSet<'a>) -> Vec<Found> {
                     _ => 0,
                 };
                 let default = declaration.get("default").map_or(0, type_of);
-                add(
-                    name,
-                    kind | default,
-                    format!("it is declared as {}", type_name(kind | default)),
-                );
+                add(name, kind | default, &|| {
+                    format!("it is declared as {}", type_name(kind | default))
+                });
             }
         }
         for step in &flow.steps {
@@ -572,26 +647,22 @@ pub(crate) fn type_mismatch<'a>(set: &FlowSet<'a>) -> Vec<Found> {
                             "yesno" => BOOLEAN,
                             _ => STRING,
                         };
-                        add(
-                            name,
-                            types,
+                        add(name, types, &|| {
                             format!(
                                 "ask \"{id}\" with input \"{input}\" saves {}",
                                 type_name(types)
-                            ),
-                        );
+                            )
+                        });
                     }
                 }
                 Kind::Buttons | Kind::List => {
                     if let Some(name) = step.str_field(Key::Save) {
-                        add(
-                            name,
-                            STRING,
+                        add(name, STRING, &|| {
                             format!(
                                 "{} \"{id}\" saves the picked item's id, a string",
                                 step.kind.as_str()
-                            ),
-                        );
+                            )
+                        });
                     }
                 }
                 Kind::Set => {
@@ -600,17 +671,15 @@ pub(crate) fn type_mismatch<'a>(set: &FlowSet<'a>) -> Vec<Found> {
                     {
                         let types = type_of(value);
                         if types != 0 {
-                            add(
-                                name,
-                                types,
-                                format!("set \"{id}\" writes {}", type_name(types)),
-                            );
+                            add(name, types, &|| {
+                                format!("set \"{id}\" writes {}", type_name(types))
+                            });
                         }
                     }
                 }
                 Kind::Action => {
                     if let Some(name) = step.str_field(Key::Save) {
-                        add(name, ANY, String::new());
+                        add(name, ANY, &|| String::new());
                     }
                 }
                 _ => {}
