@@ -122,6 +122,48 @@ proptest! {
         }
     }
 
+    /// A `replace` or a `remove` written into the text changes nothing outside the member: the
+    /// text before it is the same bytes, and so is the text after it (past the comma a removal
+    /// takes with it), whatever the whitespace around.
+    #[test]
+    fn text_edits_leave_every_other_byte_alone(
+        value in value_strategy(),
+        gaps in prop::collection::vec(prop_oneof![Just(""), Just(" "), Just("\n"), Just("\r\n  "), Just("\t")], 1..6),
+        pick in any::<prop::sample::Index>(),
+        new in value_strategy(),
+        remove in any::<bool>(),
+    ) {
+        let mut text = String::new();
+        let mut at = 0;
+        write(&value, &gaps, &mut at, &mut text);
+        let mut pointers = Vec::new();
+        every_pointer(&value, String::new(), &mut pointers);
+        prop_assume!(!pointers.is_empty());
+        let (pointer, _) = &pointers[pick.index(pointers.len())];
+        let (_, map) = parse_with_positions(&text).expect("JSON");
+        let member = map.member(pointer).expect("mapped").clone();
+        let start = member.key.clone().map_or(member.value.start, |k| k.start);
+        let op = if remove {
+            json!({"op": "remove", "path": pointer})
+        } else {
+            json!({"op": "replace", "path": pointer, "value": new})
+        };
+        let edited = edit_text(&text, &[op.clone()]).expect("a replace or remove is a text edit");
+        let mut expected = value.clone();
+        crate::apply_patch(&mut expected, &[op]).expect("the patch applies");
+        prop_assert_eq!(serde_json::from_str::<Value>(&edited).expect("JSON"), expected);
+        if remove {
+            // Before the member (or the comma before it) and after it all is kept.
+            let kept_before = edited.starts_with(&text[..start])
+                || text[..start].trim_end().ends_with(',');
+            prop_assert!(kept_before, "{:?} -> {:?}", text, edited);
+            prop_assert!(edited.len() < text.len());
+        } else {
+            prop_assert!(edited.starts_with(&text[..member.value.start]));
+            prop_assert!(edited.ends_with(&text[member.value.end..]));
+        }
+    }
+
     /// A text that is not JSON gives the line and column where serde_json stopped, in
     /// characters, and never panics.
     #[test]
