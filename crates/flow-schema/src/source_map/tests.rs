@@ -148,7 +148,7 @@ proptest! {
         } else {
             json!({"op": "replace", "path": pointer, "value": new})
         };
-        let edited = edit_text(&text, &[op.clone()]).expect("a replace or remove is a text edit");
+        let edited = edit_text(&text, std::slice::from_ref(&op)).expect("a replace or remove is a text edit");
         let mut expected = value.clone();
         crate::apply_patch(&mut expected, &[op]).expect("the patch applies");
         prop_assert_eq!(serde_json::from_str::<Value>(&edited).expect("JSON"), expected);
