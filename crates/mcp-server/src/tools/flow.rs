@@ -159,10 +159,10 @@ fn flow_analyze() -> Tool {
                             "path": { "type": "string" },
                             "message": { "type": "string" },
                             "source": { "type": "string" },
-                            "line": { "type": "integer", "description": "With documentText: line of the member the path names (from 1)." },
-                            "column": { "type": "integer", "description": "With documentText: its column, in characters (from 1)." },
-                            "endLine": { "type": "integer", "description": "With documentText: line of its end." },
-                            "endColumn": { "type": "integer", "description": "With documentText: column just past its last character." }
+                            "line": { "type": "integer", "description": "With documentText: where the member the path names is." },
+                            "column": { "type": "integer" },
+                            "endLine": { "type": "integer" },
+                            "endColumn": { "type": "integer" }
                         },
                         "required": ["code", "severity", "flow", "path", "message", "source"]
                     }
@@ -225,12 +225,9 @@ fn flow_fix() -> Tool {
     Tool {
         name: "flow_fix",
         title: "Apply the fixes of a flow document",
-        description: "Apply the fixes that validation and lint know for a flow document (safe ones: meaning \
-         kept, such as a misspelt or other-platform key or kind, a title cut to its limit, a \
-         duplicate id renamed; with unsafe: true also plausible repairs that change behaviour, \
-         such as the nearest step for an unknown next), one at a time until none applies: the \
-         document, its digest, each fix applied as a sentence, and the issues and diagnostics \
-         that remain. Fixing a fixed document changes nothing.",
+        description: "Apply the fixes validation and lint carry (safe ones keep the meaning; unsafe: true \
+         adds plausible repairs that change behaviour) until none applies: the document, its \
+         digest, each fix as a sentence, and the issues and diagnostics left.",
         scope: Scope::Flow,
         input_schema: input_schema(
             json!({
@@ -240,7 +237,7 @@ fn flow_fix() -> Tool {
                 "unsafe": {
                     "type": "boolean",
                     "default": false,
-                    "description": "Also apply unsafe fixes (plausible repairs that change behaviour)."
+                    "description": "Also apply unsafe fixes."
                 },
                 "fullText": full_text_property()
             }),
@@ -249,14 +246,10 @@ fn flow_fix() -> Tool {
         output_schema: json!({
             "type": "object",
             "properties": {
-                "document": { "type": "object", "description": "The fixed document." },
-                "digest": { "type": "string", "description": "The fixed document's sha256: digest." },
-                "valid": { "type": "boolean", "description": "True when the fixed document (with its subflows) is valid." },
-                "applied": {
-                    "type": "array",
-                    "description": "Each fix applied, in order, as one sentence.",
-                    "items": { "type": "string" }
-                },
+                "document": { "type": "object" },
+                "digest": { "type": "string" },
+                "valid": { "type": "boolean" },
+                "applied": { "type": "array", "items": { "type": "string" } },
                 "issues": super::sourced_issues_schema(),
                 "diagnostics": { "type": "array", "items": { "type": "object" } }
             },
@@ -407,13 +400,13 @@ fn flow_diff() -> Tool {
                             "fields": { "type": "array", "items": { "type": "string" } },
                             "values": {
                                 "type": "array",
-                                "description": "Per changed field: before (absent when added), after (absent when removed); a value over 200 characters of JSON is cut with … and cut: true.",
+                                "description": "before absent when added, after when removed; over 200 characters of JSON: cut with … and cut: true.",
                                 "items": {
                                     "type": "object",
                                     "properties": {
                                         "field": { "type": "string" },
-                                        "before": { "description": "The left value (any JSON)." },
-                                        "after": { "description": "The right value (any JSON)." },
+                                        "before": {},
+                                        "after": {},
                                         "cut": { "type": "boolean" }
                                     },
                                     "required": ["field"]

@@ -69,7 +69,7 @@ pub(crate) fn document_property(description: &str) -> Value {
 pub(crate) fn document_text_property() -> Value {
     json!({
         "type": "string",
-        "description": "The document as its file's JSON text, instead of document (give one of the two): issues and diagnostics then carry line, column, endLine and endColumn; a text that is not JSON is valid: false with the line and column where it breaks."
+        "description": "The document as JSON text, instead of document: findings then carry line and column."
     })
 }
 
@@ -145,22 +145,12 @@ pub(crate) fn not_json_issue(error: &botmesh_flow_schema::SyntaxError, source: b
 
 /// The `line`/`column`/`endLine`/`endColumn` properties of a located issue or diagnostic.
 pub(crate) fn location_properties(properties: &mut Value) {
-    for (name, description) in [
-        (
-            "line",
-            "With documentText: line of the member the path names (from 1).",
-        ),
-        (
-            "column",
-            "With documentText: its column, in characters (from 1).",
-        ),
-        ("endLine", "With documentText: line of its end."),
-        (
-            "endColumn",
-            "With documentText: column just past its last character.",
-        ),
-    ] {
-        properties[name] = json!({ "type": "integer", "description": description });
+    properties["line"] = json!({
+        "type": "integer",
+        "description": "With documentText: where the member the path names is (from 1; columns in characters; the end just past it)."
+    });
+    for name in ["column", "endLine", "endColumn"] {
+        properties[name] = json!({ "type": "integer" });
     }
 }
 
