@@ -12,6 +12,10 @@
 //! - `reordered` is true when the steps found on both sides come in a different order
 //!   (the entry step and fall-through depend on order, and it changes the digests).
 //! - A `steps` that is not an array counts as no steps (the digests still differ).
+//! - Each changed step also lists its `values`: `{ field, before, after }` per changed field,
+//!   `before` left out for a field the right side added and `after` for one it removed. A
+//!   value whose compact JSON is longer than [`MAX_DIFF_VALUE`] characters is shown as that
+//!   JSON's first characters followed by `…` (a string), with `cut: true`.
 
 #[cfg(test)]
 mod tests;
@@ -22,6 +26,9 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The longest value `flow_diff` shows whole, in characters of its compact JSON.
+pub const MAX_DIFF_VALUE: usize = 200;
+
 /// A step whose fields differ.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ChangedStep {
@@ -29,6 +36,24 @@ pub struct ChangedStep {
     pub id: String,
     /// Keys whose values differ, sorted.
     pub fields: Vec<String>,
+    /// The values of each changed field, in the order of `fields`.
+    pub values: Vec<FieldChange>,
+}
+
+/// One changed field of a step, with its values on both sides.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FieldChange {
+    /// The key.
+    pub field: String,
+    /// The left value (absent when the right side added the field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<Value>,
+    /// The right value (absent when the right side removed the field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<Value>,
+    /// True when a value was cut to [`MAX_DIFF_VALUE`] characters.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut: bool,
 }
 
 /// The result of [`diff`].
@@ -103,9 +128,23 @@ pub fn diff(left: &Value, right: &Value) -> Result<Diff, Error> {
         if let Some(before) = left_index.get(name.as_ref()) {
             let fields = changed_keys(before, after);
             if !fields.is_empty() {
+                let values = fields
+                    .iter()
+                    .map(|field| {
+                        let (before, cut_before) = shown(before.get(field));
+                        let (after, cut_after) = shown(after.get(field));
+                        FieldChange {
+                            field: field.clone(),
+                            before,
+                            after,
+                            cut: cut_before || cut_after,
+                        }
+                    })
+                    .collect();
                 changed_steps.push(ChangedStep {
                     id: name.clone().into_owned(),
                     fields,
+                    values,
                 });
             }
         }
@@ -132,6 +171,19 @@ pub fn diff(left: &Value, right: &Value) -> Result<Diff, Error> {
         before,
         after,
     })
+}
+
+/// A value as the diff shows it: itself, or its compact JSON cut to [`MAX_DIFF_VALUE`]
+/// characters with `…` (and `true`) when longer.
+fn shown(value: Option<&Value>) -> (Option<Value>, bool) {
+    let Some(value) = value else {
+        return (None, false);
+    };
+    let text = value.to_string();
+    match text.char_indices().nth(MAX_DIFF_VALUE) {
+        None => (Some(value.clone()), false),
+        Some((at, _)) => (Some(Value::String(format!("{}…", &text[..at]))), true),
+    }
 }
 
 /// The document at version 2, borrowed when it already is.

@@ -107,14 +107,14 @@ pub fn migrate(document: &Value, target: u64) -> Result<Migration, Error> {
         applied.push(AppliedStep {
             from: 0,
             to: 1,
-            changes: zero_to_one(&mut map),
+            changes: with_unknown_keys(zero_to_one(&mut map), &map),
         });
     }
     if from <= 1 && target >= 2 {
         applied.push(AppliedStep {
             from: 1,
             to: 2,
-            changes: one_to_two(&mut map),
+            changes: with_unknown_keys(one_to_two(&mut map), &map),
         });
     }
     let document = Value::Object(map);
@@ -130,6 +130,74 @@ pub fn migrate(document: &Value, target: u64) -> Result<Migration, Error> {
         applied,
         issues,
     })
+}
+
+/// A step's changes followed by the keys no version has (each step names them: each keeps
+/// them as they are, so migrating in two hops says what one hop says).
+fn with_unknown_keys(mut changes: Vec<String>, doc: &Map<String, Value>) -> Vec<String> {
+    changes.extend(unknown_keys(doc));
+    changes
+}
+
+/// Keys no version has, at the top level and in each step, named with what became of them
+/// (kept as they are: validation then reports them).
+fn unknown_keys(doc: &Map<String, Value>) -> Vec<String> {
+    // Version 0 and 1 names that migration renames, and version 1's top-level keys.
+    const OLD: [&str; 8] = [
+        "type",
+        "message",
+        "goto",
+        "options",
+        "variable",
+        "conditions",
+        "ms",
+        "name",
+    ];
+    let known_top = |key: &str| {
+        crate::validate::TOP_LEVEL_KEYS.contains(&key) || OLD.contains(&key) || key == "description"
+    };
+    let mut notes = Vec::new();
+    let mut top: Vec<&String> = doc.keys().filter(|k| !known_top(k)).collect();
+    top.sort();
+    for key in top {
+        notes.push(format!(
+            "kept as is: no version has the top-level key {}{}",
+            quote(&crate::suggest::short(key)),
+            did_you_mean_plain(crate::suggest::closest_property(
+                key,
+                &crate::validate::TOP_LEVEL_KEYS
+            ))
+        ));
+    }
+    let steps = doc.get("steps").and_then(Value::as_array);
+    for (index, step) in steps.into_iter().flatten().enumerate() {
+        let Value::Object(step) = step else {
+            continue;
+        };
+        let fields: Vec<&str> = crate::model::StepKind::ALL
+            .iter()
+            .flat_map(|kind| kind.fields().iter().copied())
+            .collect();
+        let mut keys: Vec<&String> = step
+            .keys()
+            .filter(|k| !fields.contains(&k.as_str()) && !OLD.contains(&k.as_str()))
+            .collect();
+        keys.sort();
+        for key in keys {
+            notes.push(format!(
+                "step {}: kept as is: no version has the key {}{}",
+                step_name(index, step),
+                quote(&crate::suggest::short(key)),
+                did_you_mean_plain(crate::suggest::closest_property(key, &fields))
+            ));
+        }
+    }
+    notes
+}
+
+/// `"; did you mean x?"`, or nothing.
+fn did_you_mean_plain(suggestion: Option<&str>) -> String {
+    suggestion.map_or_else(String::new, |s| format!("; did you mean {s}?"))
 }
 
 /// The version of a document object: absent is 0, otherwise an integer 0–2.
@@ -377,6 +445,19 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
             "menu" => {
                 let name = step_name(index, step);
                 menu(step, &name, &mut notes);
+            }
+            other if crate::model::StepKind::parse(other).is_none() => {
+                let hint = match crate::suggest::kind_hint(other, crate::model::StepKind::NAMES) {
+                    Some(crate::suggest::KindHint::Kind { kind, .. }) => {
+                        format!("; did you mean {kind}?")
+                    }
+                    _ => String::new(),
+                };
+                notes.push(format!(
+                    "step {}: kept as is: no version has kind {}{hint}",
+                    step_name(index, step),
+                    quote(other)
+                ));
             }
             _ => {}
         }

@@ -1,21 +1,38 @@
-//! `botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...`: validates
+//! `botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] [--fix
+//! [--unsafe-fixes] [--diff]] FILE...`: validates
 //! and lints flow documents with the same analyzer as the `flow_analyze` tool, so CI and an
 //! agent never disagree.
 //!
 //! Exit codes: 0 when no file has an error-severity finding, 1 when one has (an invalid
-//! document, a document that needs `flow_migrate`, or an error diagnostic), 2 on a usage error
-//! or a file that cannot be read or is not JSON (the message names the file). Every file is
-//! read before anything is printed, so a failed read leaves stdout empty.
+//! document, a checked file that is not JSON, a document that needs `flow_migrate`, or an error
+//! diagnostic), 2 on a usage error, a file that cannot be read, or a `--subflows` file that is
+//! not JSON (the message names the file, line and column). Every file is read before anything
+//! is printed, so a failed read leaves stdout empty.
+//!
+//! Files are read with positions (`botmesh_flow_schema::parse_with_positions`): every finding
+//! carries the line and column of the member its pointer names (the key of an unknown
+//! property, the value otherwise), and a checked file that is not JSON is one `not-json` error
+//! at the line and column where it stops being JSON.
 //!
 //! `--subflows` may be repeated; a directory contributes its `*.json` files in name order. A
 //! checked file that is also among the subflows is left out of its own subflow set.
+//!
+//! `--fix` applies the safe fixes (and with `--unsafe-fixes` the unsafe ones too) of each
+//! checked file until none applies (`flow_fix`'s loop), and rewrites the file with minimal text
+//! edits at the fixed spots (`edit_text`): everything else (indentation, key order, spacing)
+//! stays byte for byte. A file whose fixes cannot all be written as such edits is left
+//! untouched (and says so). Each fix applied is printed as `FILE: fixed: SENTENCE`, then the
+//! report of the files as they now are. `--diff` prints the edits as a unified diff instead
+//! of writing them (the report is then of the files as they would be).
 
 use std::ffi::OsString;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use botmesh_flow_analyzer::{self as analyzer, ReportFormat, Value};
+use botmesh_flow_analyzer::{
+    self as analyzer, ReportFormat, SourceMap, SyntaxError, Value, parse_with_positions,
+};
 
 const USAGE: &str =
     "usage: botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...
@@ -24,6 +41,9 @@ Validates and lints flow documents (the flow_analyze engine).
   --subflows DIR|FILE   subflow documents the checked files may call (repeatable; a directory
                         contributes its *.json files)
   --format FORMAT       text (default), json, or github (Actions annotations)
+  --fix                 apply the safe fixes and rewrite the files (minimal text edits)
+  --unsafe-fixes        with --fix, also apply the unsafe fixes
+  --diff                with --fix, print the edits as a diff instead of writing them
 Exit status: 0 no errors, 1 errors found, 2 usage error or unreadable file.";
 
 /// The parsed command line.
@@ -32,6 +52,15 @@ struct Args {
     subflows: Vec<PathBuf>,
     format: ReportFormat,
     files: Vec<PathBuf>,
+    fix: FixMode,
+}
+
+/// What `--fix`, `--unsafe-fixes` and `--diff` ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct FixMode {
+    fix: bool,
+    include_unsafe: bool,
+    diff: bool,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -46,8 +75,12 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
     let mut subflows = Vec::new();
     let mut format = ReportFormat::Text;
     let mut files = Vec::new();
+    let mut fix = FixMode::default();
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
+            Long("fix") => fix.fix = true,
+            Long("unsafe-fixes") => fix.include_unsafe = true,
+            Long("diff") => fix.diff = true,
             Long("subflows") => {
                 subflows.push(PathBuf::from(parser.value().map_err(|e| e.to_string())?))
             }
@@ -66,17 +99,20 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
     if files.is_empty() {
         return Err("no FILE to check".to_owned());
     }
+    if (fix.include_unsafe || fix.diff) && !fix.fix {
+        return Err("--unsafe-fixes and --diff go with --fix".to_owned());
+    }
     Ok(Command::Check(Args {
         subflows,
         format,
         files,
+        fix,
     }))
 }
 
 /// A file read and parsed.
 pub(crate) struct Loaded {
     pub(crate) name: String,
-    pub(crate) path: PathBuf,
     pub(crate) document: Value,
 }
 
@@ -85,10 +121,26 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {name}: {}", io_error_kind(&e)))?;
     let document = analyzer::parse_source(&name, &text).map_err(|e| e.to_string())?;
-    Ok(Loaded {
+    Ok(Loaded { name, document })
+}
+
+/// A file read with positions: its document and source map, or why its text is not JSON.
+struct Located {
+    name: String,
+    path: PathBuf,
+    text: String,
+    parsed: Result<(Value, SourceMap), SyntaxError>,
+}
+
+fn load_located(path: &Path) -> Result<Located, String> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {name}: {}", io_error_kind(&e)))?;
+    Ok(Located {
+        parsed: parse_with_positions(&text),
+        text,
         name,
         path: path.to_owned(),
-        document,
     })
 }
 
@@ -142,30 +194,164 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Reads every file, then checks each; returns the report text and whether an error was found.
 fn execute(args: &Args) -> Result<(String, bool), String> {
-    let subflows: Vec<Loaded> = subflow_files(&args.subflows)?
+    let subflows: Vec<Located> = subflow_files(&args.subflows)?
         .iter()
-        .map(|p| load(p))
+        .map(|p| load_located(p))
         .collect::<Result<_, _>>()?;
-    let documents: Vec<Loaded> = args
+    let mut subflow_set = Vec::with_capacity(subflows.len());
+    for subflow in &subflows {
+        match &subflow.parsed {
+            Ok((document, map)) => subflow_set.push((subflow, document, map)),
+            Err(error) => return Err(format!("{} is {error}", subflow.name)),
+        }
+    }
+    let mut documents: Vec<Located> = args
         .files
         .iter()
-        .map(|p| load(p))
+        .map(|p| load_located(p))
         .collect::<Result<_, _>>()?;
+    let mut fixed_lines = String::new();
+    if args.fix.fix {
+        for document in &mut documents {
+            let Ok((value, _)) = &document.parsed else {
+                continue;
+            };
+            let set: Vec<Value> = subflow_set
+                .iter()
+                .filter(|(s, _, _)| !same_file(&s.path, &document.path))
+                .map(|(_, value, _)| (*value).clone())
+                .collect();
+            let outcome = analyzer::fix_document(value, &set, args.fix.include_unsafe);
+            if outcome.applied.is_empty() {
+                continue;
+            }
+            let mut text = Some(document.text.clone());
+            for fix in &outcome.applied {
+                text = text.and_then(|t| analyzer::edit_text(&t, &fix.patch));
+            }
+            let Some(text) = text else {
+                fixed_lines.push_str(&format!(
+                    "{}: {} fixes apply but cannot all be written as text edits; the file was left untouched\n",
+                    document.name,
+                    outcome.applied.len()
+                ));
+                continue;
+            };
+            for fix in &outcome.applied {
+                let unsafe_mark = match fix.applicability {
+                    analyzer::Applicability::Safe => "",
+                    analyzer::Applicability::Unsafe => " (unsafe)",
+                };
+                fixed_lines.push_str(&format!(
+                    "{}: fixed: {}{unsafe_mark}\n",
+                    document.name, fix.description
+                ));
+            }
+            if args.fix.diff {
+                fixed_lines.push_str(&unified_diff(&document.name, &document.text, &text));
+            } else {
+                std::fs::write(&document.path, &text).map_err(|e| {
+                    format!("cannot write {}: {}", document.name, io_error_kind(&e))
+                })?;
+            }
+            document.parsed = parse_with_positions(&text);
+            document.text = text;
+        }
+    }
     let mut reports = Vec::with_capacity(documents.len());
     for document in &documents {
-        let set: Vec<(&str, &Value)> = subflows
+        let (value, map) = match &document.parsed {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                reports.push(analyzer::FileReport::not_json(&document.name, error));
+                continue;
+            }
+        };
+        let members: Vec<_> = subflow_set
             .iter()
-            .filter(|s| !same_file(&s.path, &document.path))
-            .map(|s| (s.name.as_str(), &s.document))
+            .filter(|(s, _, _)| !same_file(&s.path, &document.path))
             .collect();
-        reports.push(analyzer::check_document(
-            &document.name,
-            &document.document,
-            &set,
-        ));
+        let set: Vec<(&str, &Value)> = members
+            .iter()
+            .map(|(s, value, _)| (s.name.as_str(), *value))
+            .collect();
+        let mut report = analyzer::check_document(&document.name, value, &set);
+        report.locate(|file| {
+            if file == document.name {
+                return Some(map);
+            }
+            members
+                .iter()
+                .find(|(s, _, _)| s.name == file)
+                .map(|(_, _, map)| *map)
+        });
+        reports.push(report);
     }
     let failed = reports.iter().any(analyzer::FileReport::has_errors);
-    Ok((analyzer::render_report(&reports, args.format), failed))
+    let report = analyzer::render_report(&reports, args.format);
+    // The JSON report stays one JSON value: what was fixed goes first only in the text forms.
+    if args.format == ReportFormat::Json {
+        if !fixed_lines.is_empty() {
+            complain_fixed(&fixed_lines);
+        }
+        return Ok((report, failed));
+    }
+    Ok((fixed_lines + &report, failed))
+}
+
+#[expect(
+    clippy::print_stderr,
+    reason = "check is a CLI: with --format json, what --fix did goes to stderr"
+)]
+fn complain_fixed(lines: &str) {
+    eprint!("{lines}");
+}
+
+/// A unified diff of one hunk (the changed lines with two lines of context), as `git diff`
+/// prints it; empty when nothing changed.
+fn unified_diff(name: &str, old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.split_inclusive('\n').collect();
+    let b: Vec<&str> = new.split_inclusive('\n').collect();
+    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    if prefix == a.len() && prefix == b.len() {
+        return String::new();
+    }
+    let start = prefix.saturating_sub(2);
+    let a_end = (a.len() - suffix + 2).min(a.len());
+    let b_end = (b.len() - suffix + 2).min(b.len());
+    let mut out = format!(
+        "--- {name}\n+++ {name}\n@@ -{},{} +{},{} @@\n",
+        start + 1,
+        a_end - start,
+        start + 1,
+        b_end - start
+    );
+    let line = |out: &mut String, mark: char, text: &str| {
+        out.push(mark);
+        out.push_str(text);
+        if !text.ends_with('\n') {
+            out.push_str("\n\\ No newline at end of file\n");
+        }
+    };
+    for text in &a[start..prefix] {
+        line(&mut out, ' ', text);
+    }
+    for text in &a[prefix..a.len() - suffix] {
+        line(&mut out, '-', text);
+    }
+    for text in &b[prefix..b.len() - suffix] {
+        line(&mut out, '+', text);
+    }
+    for text in &a[a.len() - suffix..a_end] {
+        line(&mut out, ' ', text);
+    }
+    out
 }
 
 #[expect(
@@ -248,6 +434,7 @@ mod tests {
                 subflows: vec![PathBuf::from("subs"), PathBuf::from("one.json")],
                 format: ReportFormat::Github,
                 files: vec![PathBuf::from("a.json"), PathBuf::from("b.json")],
+                fix: FixMode::default(),
             }))
         );
         assert_eq!(parse_args(os(&["--help"])), Ok(Command::Help));
@@ -284,6 +471,7 @@ mod tests {
             subflows: vec![],
             format: ReportFormat::Text,
             files: vec![good.clone(), missing.clone()],
+            fix: FixMode::default(),
         };
         let error = execute(&args).unwrap_err();
         assert_eq!(
@@ -291,15 +479,34 @@ mod tests {
             format!("cannot read {}: entity not found", missing.display())
         );
         let not_json = dir.join("broken.json");
-        std::fs::write(&not_json, "{ nope").unwrap();
+        std::fs::write(&not_json, "{\n  \"id\": \"é\", nope").unwrap();
         let args = Args {
-            files: vec![good, not_json.clone()],
+            files: vec![good.clone(), not_json.clone()],
             ..args
         };
-        let error = execute(&args).unwrap_err();
-        assert!(
-            error.starts_with(&format!("{} is not JSON: ", not_json.display())),
-            "{error}"
+        // A checked file that is not JSON is an error finding at the line and column.
+        let (report, failed) = execute(&args).unwrap();
+        assert!(failed);
+        assert_eq!(
+            report,
+            format!(
+                "{}:2:14: error[not-json] (root): the file is not JSON: key must be a string\nchecked 2 files: 1 error, 0 warnings, 0 infos\n",
+                not_json.display()
+            )
+        );
+        // A subflow that is not JSON cannot join the set: exit 2, naming the place.
+        let error = execute(&Args {
+            subflows: vec![not_json.clone()],
+            files: vec![good],
+            ..args
+        })
+        .unwrap_err();
+        assert_eq!(
+            error,
+            format!(
+                "{} is not JSON: key must be a string at line 2 column 14",
+                not_json.display()
+            )
         );
     }
 
@@ -323,6 +530,7 @@ mod tests {
             subflows: vec![dir.clone()],
             format: ReportFormat::Text,
             files: vec![dir.join("main.json")],
+            fix: FixMode::default(),
         };
         let (report, failed) = execute(&args).unwrap();
         assert!(!failed, "{report}");

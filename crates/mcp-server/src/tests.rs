@@ -227,12 +227,22 @@ fn argument_checks_are_tool_errors_with_one_sentence() {
         (
             "flow_validate",
             json!({"doc": {}}),
-            "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"fullText\")",
+            "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"documentText\", \"fullText\")",
         ),
         (
             "flow_validate",
             json!({}),
-            "invalid arguments for flow_validate: missing required argument \"document\"",
+            "invalid arguments for flow_validate: missing required argument \"document\" (or \"documentText\", the document as JSON text)",
+        ),
+        (
+            "flow_analyze",
+            json!({"document": {}, "documentText": "{}"}),
+            "invalid arguments for flow_analyze: give either \"document\" or \"documentText\", not both",
+        ),
+        (
+            "flow_validate",
+            json!({"documentText": {}}),
+            "invalid arguments for flow_validate: argument \"documentText\" must be a string, not an object",
         ),
         (
             "flow_validate",
@@ -563,7 +573,7 @@ fn every_tool_declaration_is_accepted_by_strict_clients() {
     let server = docs_server();
     let list = answers(server, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     let tools = list[0]["result"]["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 11, "nine flow tools and two docs tools");
+    assert_eq!(tools.len(), 12, "ten flow tools and two docs tools");
     for tool in tools {
         let name = tool["name"].as_str().expect("name");
         assert!(
@@ -604,6 +614,11 @@ fn typical_calls() -> Vec<(&'static str, Value)> {
         (
             "flow_analyze",
             json!({ "document": { "version": 2 }, "subflows": [{}] }),
+        ),
+        ("flow_fix", json!({ "document": example })),
+        (
+            "flow_fix",
+            json!({ "documentText": "{\"version\": 2, \"id\": \"x\", \"steps\": [{\"id\": \"a\", \"type\": \"message\", \"text\": \"hi\", \"goto\": \"bye\"}, {\"id\": \"bye\", \"kind\": \"message\", \"text\": \"bye\"}]}", "unsafe": true }),
         ),
         ("flow_migrate", json!({ "document": legacy })),
         ("flow_migrate", json!({ "document": legacy, "target": 1 })),
@@ -1239,6 +1254,110 @@ fn base64_matches_rfc_4648_test_vectors() {
     ] {
         assert_eq!(crate::tools::base64(input.as_bytes()), output);
     }
+}
+
+#[test]
+fn document_text_gives_positions_and_a_text_that_is_not_json_is_invalid() {
+    let text = "{\n  \"version\": 2,\n  \"id\": \"t\",\n  \"steps\": [\n    { \"id\": \"a\", \"kind\": \"message\", \"text\": \"hi\", \"goto\": \"b\" },\n    { \"id\": \"b\", \"kind\": \"end\" },\n    { \"id\": \"c\", \"kind\": \"end\" }\n  ]\n}\n";
+    let out = answers(
+        test_server(),
+        &call(1, "flow_validate", json!({ "documentText": text })),
+    );
+    let result = &out[0]["result"]["structuredContent"];
+    assert_eq!(
+        result["issues"],
+        json!([{ "path": "/steps/0/goto", "message": "unknown property \"goto\" (did you mean \"next\"?)",
+                 "line": 5, "column": 51, "endLine": 5, "endColumn": 57,
+                 "fix": { "applicability": "safe", "description": "rename \"goto\" to \"next\"",
+                          "patch": [{ "op": "test", "path": "/steps/0/goto", "value": "b" },
+                                    { "op": "move", "from": "/steps/0/goto", "path": "/steps/0/next" }] } }])
+    );
+    // With the key fixed, the lint's diagnostics point at their steps.
+    let fixed = text.replace("\"goto\"", "\"next\"");
+    let out = answers(
+        test_server(),
+        &call(
+            1,
+            "flow_analyze",
+            json!({ "documentText": fixed, "format": "json" }),
+        ),
+    );
+    let result = &out[0]["result"]["structuredContent"];
+    assert_eq!(result["valid"], true);
+    let unreachable = result["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "unreachable-step")
+        .expect("step c is unreachable");
+    assert_eq!(
+        [
+            &unreachable["line"],
+            &unreachable["column"],
+            &unreachable["endColumn"]
+        ],
+        [7, 5, 33]
+    );
+    // Not JSON: a successful call, valid false, naming the line and column.
+    for tool in ["flow_validate", "flow_analyze"] {
+        let out = answers(
+            test_server(),
+            &call(1, tool, json!({ "documentText": "{\n  \"id\": \"a\",\n}" })),
+        );
+        let result = &out[0]["result"];
+        assert_eq!(result.get("isError"), None, "{tool}");
+        let issue = &result["structuredContent"]["issues"][0];
+        assert_eq!(result["structuredContent"]["valid"], false);
+        assert_eq!(
+            issue["message"],
+            "the text is not JSON: trailing comma at line 3 column 1"
+        );
+        assert_eq!([&issue["line"], &issue["column"]], [3, 1]);
+    }
+}
+
+#[test]
+fn flow_fix_applies_safe_fixes_then_unsafe_ones_when_asked_and_is_idempotent() {
+    let broken = json!({ "version": 2, "id": "f", "steps": [
+        { "id": "a", "type": "message", "text": "Hi", "next": "bey" },
+        { "id": "b", "kind": "transfer" },
+        { "id": "bye", "kind": "message", "text": "Bye" },
+    ]});
+    let result = |arguments: Value| -> Value {
+        let out = answers(test_server(), &call(1, "flow_fix", arguments));
+        assert_eq!(out[0]["result"].get("isError"), None, "{}", out[0]);
+        out[0]["result"]["structuredContent"].clone()
+    };
+    let safe = result(json!({ "document": broken }));
+    assert_eq!(
+        safe["applied"],
+        json!([
+            "rename \"type\" to \"kind\"",
+            "change kind \"transfer\" to \"handoff\""
+        ])
+    );
+    assert_eq!(safe["valid"], false, "the unknown next needs an unsafe fix");
+    assert_eq!(safe["issues"][0]["path"], "/steps/0/next");
+    let all = result(json!({ "document": broken, "unsafe": true }));
+    assert_eq!(all["valid"], true, "{all}");
+    assert!(
+        all["applied"].as_array().unwrap().contains(&json!(
+            "point next at the nearest step id, \"bye\" (check it is the step meant) (unsafe)"
+        )),
+        "{all}"
+    );
+    assert_eq!(
+        all["digest"],
+        json!(botmesh_flow_schema::digest(&all["document"]).digest)
+    );
+    let again = result(json!({ "document": all["document"], "unsafe": true }));
+    assert_eq!(again["applied"], json!([]));
+    assert_eq!(again["document"], all["document"]);
+    let out = answers(
+        test_server(),
+        &call(1, "flow_fix", json!({ "documentText": "{ nope" })),
+    );
+    assert_eq!(out[0]["result"]["isError"], true);
 }
 
 /// The batch rule (`accepts_batches`) holds for `handle_value` and `handle_text` alike: a

@@ -148,3 +148,18 @@ proptest! {
         prop_assert_eq!(forward.changed, listed);
     }
 }
+
+#[test]
+fn long_values_are_cut_and_marked() {
+    let long = "é".repeat(300);
+    let left = json!({ "version": 2, "id": "a", "steps": [{ "id": "s", "kind": "message", "text": long }] });
+    let right = json!({ "version": 2, "id": "a", "steps": [{ "id": "s", "kind": "message", "text": "short" }] });
+    let found = diff(&left, &right).unwrap();
+    let change = &found.changed_steps[0].values[0];
+    assert_eq!(change.field, "text");
+    assert!(change.cut);
+    let before = change.before.as_ref().unwrap().as_str().unwrap();
+    assert_eq!(before.chars().count(), super::MAX_DIFF_VALUE + 1);
+    assert!(before.starts_with("\"éé") && before.ends_with('…'));
+    assert_eq!(change.after, Some(json!("short")));
+}

@@ -465,3 +465,32 @@ fn generated_ids_skip_taken_ones_in_one_pass() {
     assert_eq!(ids[2999], "s6000");
     assert_eq!(ids[3000], "s1");
 }
+
+/// What no version knows is never passed on silently: a kind, a menu option that is an
+/// object, a key; each is named in `changes` with what became of it.
+#[test]
+fn migration_names_what_it_did_not_understand() {
+    let legacy = json!({ "name": "Soporte", "colour": "red", "steps": [
+        { "id": "t", "type": "transfer", "message": "Un momento" },
+        { "id": "m", "type": "menu", "message": "¿Qué?", "options": ["Sí", { "label": "No" }] },
+        { "id": "x", "type": "text", "message": "Hola", "colour": "blue" },
+    ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    let changes: Vec<&str> = migration
+        .applied
+        .iter()
+        .flat_map(|step| step.changes.iter().map(String::as_str))
+        .filter(|change| change.contains("kept"))
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            "step \"t\": kept as is: no version has kind \"transfer\"; did you mean handoff?",
+            "menu step \"m\": option 2 is an object instead of a string and was kept as its title",
+            "kept as is: no version has the top-level key \"colour\"",
+            "step \"x\": kept as is: no version has the key \"colour\"",
+            "kept as is: no version has the top-level key \"colour\"",
+            "step \"x\": kept as is: no version has the key \"colour\"",
+        ]
+    );
+}

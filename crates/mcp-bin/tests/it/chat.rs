@@ -120,6 +120,6 @@ fn a_first_message_picks_the_flow_and_bad_input_exits_2_or_1() {
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         text(&output.stdout),
-        "bad.json: error /steps: must be an array of 1-500 steps\n"
+        "bad.json: error /steps: must be an array of 1-500 steps, found 0\n"
     );
 }

@@ -1,6 +1,10 @@
 //! The flow tools: thin wrappers over `botmesh-flow-schema` and `botmesh-flow-analyzer`.
 
-use super::{arg, bounded_output, document_property, full_text_property, input_schema, to_payload};
+use super::{
+    DocumentSource, arg, bounded_output, document_property, document_source,
+    document_text_property, full_text_property, input_schema, location_properties, not_json_issue,
+    to_payload,
+};
 use crate::catalogue::{Scope, Tool, ToolError, ToolOutput};
 use botmesh_flow_analyzer as analyzer;
 use botmesh_flow_schema as schema;
@@ -10,7 +14,7 @@ use std::sync::OnceLock;
 const DOCUMENT: &str = "A flow document (JSON object).";
 
 fn issues_schema() -> Value {
-    json!({
+    let mut schema = json!({
         "type": "array",
         "description": "Every problem, in document order.",
         "items": {
@@ -21,13 +25,16 @@ fn issues_schema() -> Value {
             },
             "required": ["path", "message"]
         }
-    })
+    });
+    location_properties(&mut schema["items"]["properties"]);
+    schema
 }
 
 pub(super) fn tools() -> Vec<Tool> {
     vec![
         flow_validate(),
         flow_analyze(),
+        flow_fix(),
         flow_migrate(),
         flow_diff(),
         flow_digest(),
@@ -43,11 +50,16 @@ fn flow_validate() -> Tool {
         description: "Validate a version 2 flow document against the flow contract (shape, limits, patterns, \
          per-kind fields, references): valid, every issue in document order ({ path: JSON \
          Pointer, message: one sentence naming the rule }), and a summary when valid. A version 0 \
-         or 1 document gets one issue: call flow_migrate first.",
+         or 1 document gets one issue: call flow_migrate first. Send documentText (the file's \
+         text) instead of document to get line and column with each issue.",
         scope: Scope::Flow,
         input_schema: input_schema(
-            json!({ "document": document_property(DOCUMENT), "fullText": full_text_property() }),
-            &["document"],
+            json!({
+                "document": document_property(DOCUMENT),
+                "documentText": document_text_property(),
+                "fullText": full_text_property()
+            }),
+            &[],
         ),
         output_schema: json!({
             "type": "object",
@@ -68,7 +80,26 @@ fn flow_validate() -> Tool {
             "required": ["valid", "issues"]
         }),
         handler: Tool::handler(|_, arguments| {
-            let validation = to_payload(schema::validate(arg(arguments, "document")?))?;
+            let source = document_source("flow_validate", arguments)?;
+            let validation = match &source {
+                DocumentSource::NotJson(error) => {
+                    json!({ "valid": false, "issues": [not_json_issue(error, false)] })
+                }
+                _ => {
+                    let document = source.value().unwrap_or(&Value::Null);
+                    let validation = schema::validate(document);
+                    let keys: Vec<bool> = validation.issues.iter().map(|i| i.at_key).collect();
+                    let mut payload = to_payload(validation)?;
+                    if let (Some(map), Some(Value::Array(issues))) =
+                        (source.map(), payload.get_mut("issues"))
+                    {
+                        for (issue, at_key) in issues.iter_mut().zip(keys) {
+                            analyzer::add_location(issue, map, at_key);
+                        }
+                    }
+                    payload
+                }
+            };
             Ok(bounded_output(
                 "flow_validate",
                 validation,
@@ -85,13 +116,15 @@ fn flow_analyze() -> Tool {
         name: "flow_analyze",
         title: "Analyze, draw and lint a flow document",
         description: "Validate a flow document and the subflows it calls, draw its graph (Mermaid by default, \
-         JSON with format: \"json\") and lint the set (12 stable codes). Issues and diagnostics \
+         JSON with format: \"json\") and lint the set (17 stable codes). Issues and diagnostics \
          carry source (\"document\" or \"subflows/N\"), a JSON Pointer and what to change; an \
-         invalid input gives its issues and no drawing.",
+         invalid input gives its issues and no drawing. Send documentText (the file's text) \
+         instead of document to get line and column with the document's findings.",
         scope: Scope::Flow,
         input_schema: input_schema(
             json!({
                 "document": document_property(DOCUMENT),
+                "documentText": document_text_property(),
                 "subflows": super::subflows_property(),
                 "format": {
                     "type": "string",
@@ -107,7 +140,7 @@ fn flow_analyze() -> Tool {
                 },
                 "fullText": full_text_property()
             }),
-            &["document"],
+            &[],
         ),
         output_schema: json!({
             "type": "object",
@@ -125,7 +158,11 @@ fn flow_analyze() -> Tool {
                             "step": { "type": "string" },
                             "path": { "type": "string" },
                             "message": { "type": "string" },
-                            "source": { "type": "string" }
+                            "source": { "type": "string" },
+                            "line": { "type": "integer", "description": "With documentText: where the member the path names is." },
+                            "column": { "type": "integer" },
+                            "endLine": { "type": "integer" },
+                            "endColumn": { "type": "integer" }
                         },
                         "required": ["code", "severity", "flow", "path", "message", "source"]
                     }
@@ -153,12 +190,111 @@ fn flow_analyze() -> Tool {
                 .get("subflows")
                 .and_then(Value::as_array)
                 .map_or(&[][..], Vec::as_slice);
-            let analysis =
-                analyzer::analyze(arg(arguments, "document")?, subflows, format, direction);
+            let source = document_source("flow_analyze", arguments)?;
+            let analysis = match &source {
+                DocumentSource::NotJson(error) => json!({
+                    "valid": false,
+                    "issues": [not_json_issue(error, true)],
+                    "diagnostics": [],
+                    "summary": analyzer::AnalysisSummary {
+                        flows: 1 + subflows.len(),
+                        issues: 1,
+                        ..analyzer::AnalysisSummary::default()
+                    },
+                }),
+                _ => analyzer::analyze_located(
+                    source.value().unwrap_or(&Value::Null),
+                    source.map(),
+                    subflows,
+                    format,
+                    direction,
+                ),
+            };
             Ok(bounded_output(
                 "flow_analyze",
                 analysis,
                 &["mermaid", "graph"],
+                &["issues", "diagnostics"],
+                arguments,
+            ))
+        }),
+    }
+}
+
+fn flow_fix() -> Tool {
+    Tool {
+        name: "flow_fix",
+        title: "Apply the fixes of a flow document",
+        description: "Apply the fixes validation and lint carry (safe ones keep the meaning; unsafe: true \
+         adds plausible repairs that change behaviour) until none applies: the document, its \
+         digest, each fix as a sentence, and the issues and diagnostics left.",
+        scope: Scope::Flow,
+        input_schema: input_schema(
+            json!({
+                "document": document_property(DOCUMENT),
+                "documentText": document_text_property(),
+                "subflows": super::subflows_property(),
+                "unsafe": {
+                    "type": "boolean",
+                    "default": false,
+                    "description": "Also apply unsafe fixes."
+                },
+                "fullText": full_text_property()
+            }),
+            &[],
+        ),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "document": { "type": "object" },
+                "digest": { "type": "string" },
+                "valid": { "type": "boolean" },
+                "applied": { "type": "array", "items": { "type": "string" } },
+                "issues": super::sourced_issues_schema(),
+                "diagnostics": { "type": "array", "items": { "type": "object" } }
+            },
+            "required": ["document", "digest", "valid", "applied", "issues", "diagnostics"]
+        }),
+        handler: Tool::handler(|_, arguments| {
+            let source = document_source("flow_fix", arguments)?;
+            let subflows = arguments
+                .get("subflows")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            let include_unsafe = arguments.get("unsafe").and_then(Value::as_bool) == Some(true);
+            let payload = match &source {
+                DocumentSource::NotJson(error) => {
+                    return Err(ToolError(format!(
+                        "argument \"documentText\" is {error}; fix the JSON first (flow_validate with documentText says where)"
+                    )));
+                }
+                _ => {
+                    let document = source.value().unwrap_or(&Value::Null);
+                    let outcome = analyzer::fix_document(document, subflows, include_unsafe);
+                    let applied: Vec<String> = outcome
+                        .applied
+                        .iter()
+                        .map(|fix| match fix.applicability {
+                            schema::Applicability::Safe => fix.description.clone(),
+                            schema::Applicability::Unsafe => {
+                                format!("{} (unsafe)", fix.description)
+                            }
+                        })
+                        .collect();
+                    json!({
+                        "digest": schema::digest(&outcome.document).digest,
+                        "document": outcome.document,
+                        "valid": outcome.valid,
+                        "applied": applied,
+                        "issues": outcome.issues,
+                        "diagnostics": outcome.diagnostics,
+                    })
+                }
+            };
+            Ok(bounded_output(
+                "flow_fix",
+                payload,
+                &["document"],
                 &["issues", "diagnostics"],
                 arguments,
             ))
@@ -261,9 +397,23 @@ fn flow_diff() -> Tool {
                         "type": "object",
                         "properties": {
                             "id": { "type": "string" },
-                            "fields": { "type": "array", "items": { "type": "string" } }
+                            "fields": { "type": "array", "items": { "type": "string" } },
+                            "values": {
+                                "type": "array",
+                                "description": "before absent when added, after when removed; over 200 characters of JSON: cut with … and cut: true.",
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "field": { "type": "string" },
+                                        "before": {},
+                                        "after": {},
+                                        "cut": { "type": "boolean" }
+                                    },
+                                    "required": ["field"]
+                                }
+                            }
                         },
-                        "required": ["id", "fields"]
+                        "required": ["id", "fields", "values"]
                     }
                 },
                 "reordered": { "type": "boolean", "description": "True when steps present on both sides appear in a different order." },
