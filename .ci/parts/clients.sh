@@ -4,7 +4,9 @@
 # - the official Python SDK client in its default auto mode (server/discover first, initialize on
 #   an error; lists tools and calls every flow tool with result-shape validation on; asserts the
 #   negotiated revision),
-# - the MCP Inspector CLI (tools/list and one tools/call).
+# - the MCP Inspector CLI (tools/list and one tools/call),
+# - a quick stdlib Python client that splits stdout with str.splitlines() (U+2028 and friends
+#   must arrive escaped).
 # Installs into git-ignored folders (tools/clients/node_modules, tools/clients/.venv); builds
 # nothing unless the release binary is missing. Quiet on success apart from one line per client.
 set -euo pipefail
@@ -28,6 +30,7 @@ tools/clients/.venv/bin/python tools/clients/py_client.py --expect "$PY_EXPECT" 
 # The same SDK forced onto the handshake era gets the newest legacy revision on the same binary.
 tools/clients/.venv/bin/python tools/clients/py_client.py --mode legacy --expect 2025-11-25 -- "$bin"
 node tools/clients/inspector-check.mjs -- "$bin"
+python3 tools/clients/splitlines_client.py -- "$bin"
 
 # The example flows shipped for editors validate and lint clean as a set.
 "$bin" check --subflows examples/flows examples/flows/*.json

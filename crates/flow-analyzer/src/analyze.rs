@@ -3,6 +3,7 @@
 use rustc_hash::FxHashMap;
 use std::str::FromStr;
 
+use botmesh_flow_schema::SourceMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -53,6 +54,13 @@ pub struct SourcedIssue {
     pub message: String,
     /// `document` or `subflows/N` (N counts from 0).
     pub source: String,
+    /// True when the issue is about a key (an unknown property), not its value: a position in
+    /// the text points at the key. Not serialized.
+    #[serde(skip)]
+    pub at_key: bool,
+    /// The repair, when it is determined (a patch of that document).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<botmesh_flow_schema::Fix>,
 }
 
 /// Counts that describe an analysis.
@@ -60,7 +68,8 @@ pub struct SourcedIssue {
 pub struct AnalysisSummary {
     /// Documents in the set: the document plus its subflows.
     pub flows: usize,
-    /// Steps in all flows (0 when the set is invalid).
+    /// Steps in all flows: the length of each document's `steps` array, also when the set is
+    /// invalid (a document whose `steps` is not an array counts 0).
     pub steps: usize,
     /// Graph nodes, the synthetic `(end)` terminals included (0 when the set is invalid).
     pub nodes: usize,
@@ -125,6 +134,8 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
             path: issue.path,
             message: issue.message,
             source: source_name(index),
+            at_key: issue.at_key,
+            fix: issue.fix,
         }));
         if let Some(set) = &mut set {
             set.push(doc, &mut |directory, index, flow, uses| {
@@ -146,6 +157,8 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
                     source_name(first)
                 ),
                 source: source_name(index),
+                at_key: false,
+                fix: None,
             });
         } else {
             first_with_id.insert(id, index);
@@ -153,6 +166,11 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
     }
     let mut summary = AnalysisSummary {
         flows: documents.len(),
+        steps: documents
+            .iter()
+            .filter_map(|doc| doc.get("steps").and_then(Value::as_array))
+            .map(Vec::len)
+            .sum(),
         issues: issues.len(),
         ..AnalysisSummary::default()
     };
@@ -169,7 +187,6 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
     };
     let graph = Graph { flows: flow_graphs };
     let diagnostics = set_checks(&set, early);
-    summary.steps = set.flows.iter().map(|f| f.steps.len()).sum();
     summary.nodes = graph.flows.iter().map(|f| f.nodes.len()).sum();
     summary.edges = graph.flows.iter().map(|f| f.edges.len()).sum();
     for diagnostic in &diagnostics {
@@ -205,6 +222,19 @@ pub fn analyze(
     format: Format,
     direction: Direction,
 ) -> Value {
+    analyze_located(document, None, subflows, format, direction)
+}
+
+/// [`analyze`], with the positions of the document's own issues and diagnostics when its text's
+/// source map is given: each of them (those with `source: "document"`) gets `line`, `column`,
+/// `endLine` and `endColumn` of the member its pointer names (the key of an unknown property).
+pub fn analyze_located(
+    document: &Value,
+    map: Option<&SourceMap>,
+    subflows: &[Value],
+    format: Format,
+    direction: Direction,
+) -> Value {
     let analysis = analyze_set(document, subflows);
     let mut payload = json!({
         "valid": analysis.valid,
@@ -212,6 +242,17 @@ pub fn analyze(
         "diagnostics": analysis.diagnostics,
         "summary": analysis.summary,
     });
+    if let Some(map) = map {
+        let keys: Vec<bool> = analysis.issues.iter().map(|i| i.at_key).collect();
+        for (list, at_key) in [("issues", Some(keys)), ("diagnostics", None)] {
+            if let Some(Value::Array(items)) = payload.get_mut(list) {
+                for (index, item) in items.iter_mut().enumerate() {
+                    let key = at_key.as_ref().is_some_and(|k| k.get(index) == Some(&true));
+                    add_location(item, map, key);
+                }
+            }
+        }
+    }
     if let (Some(graph), Value::Object(map)) = (&analysis.graph, &mut payload) {
         match format {
             Format::Mermaid => {
@@ -226,4 +267,29 @@ pub fn analyze(
         }
     }
     payload
+}
+
+/// Adds `line`, `column`, `endLine`, `endColumn` to an issue or diagnostic of the document
+/// (its `source` is `document`, or it has none), from its `path`.
+pub fn add_location(item: &mut Value, map: &SourceMap, at_key: bool) {
+    let Value::Object(fields) = item else {
+        return;
+    };
+    if fields
+        .get("source")
+        .is_some_and(|source| source != "document")
+    {
+        return;
+    }
+    let Some(at) = fields
+        .get("path")
+        .and_then(Value::as_str)
+        .and_then(|path| map.locate(path, at_key))
+    else {
+        return;
+    };
+    fields.insert("line".to_owned(), at.line.into());
+    fields.insert("column".to_owned(), at.column.into());
+    fields.insert("endLine".to_owned(), at.end_line.into());
+    fields.insert("endColumn".to_owned(), at.end_column.into());
 }

@@ -58,7 +58,8 @@
 //!   entity codes (`%` because Mermaid strips `%%{…}%%` directives even inside quotes and across
 //!   lines, which the corpus check found); line breaks become `<br>`.
 //! - **`summary`** of `analyze`: `flows` (documents in the set), `steps`, `nodes` and `edges`
-//!   (0 when invalid), `issues`, and `errors`/`warnings`/`infos` (diagnostics per severity).
+//!   (0 when invalid; `steps` counts every document's `steps` array, also when invalid),
+//!   `issues`, and `errors`/`warnings`/`infos` (diagnostics per severity).
 //!
 //! Cycle, reachability and burst analysis are linear in steps plus edges (iterative Tarjan
 //! SCC and DFS), so the analyzer never recurses on flow size. The [`Graph`] borrows ids and
@@ -68,6 +69,9 @@
 //! unkeyed hash costs nothing in determinism or safety, where SipHash was a tenth of the
 //! analyzer's time. [`Value`] is re-exported so callers
 //! (`botmesh-mcp check`) can hold documents without depending on `serde_json` themselves.
+//! `unicode-normalization` (already in the build through `botmesh-flow-schema`) gives the NFD
+//! decomposition and the combining-mark table `keyword-shadowed` needs to normalize keywords
+//! exactly as the runtime does (runtime section 2); Unicode tables are not something to copy.
 //!
 //! # Speed
 //!
@@ -83,7 +87,9 @@
 //! diagnostics reported.
 
 mod analyze;
+mod dataflow;
 mod error;
+mod fixer;
 mod flow;
 mod graph;
 mod lint;
@@ -91,20 +97,27 @@ mod mermaid;
 mod report;
 mod scc;
 mod text;
+mod triggers;
 mod vars;
 
 #[cfg(test)]
 mod tests;
 
-pub use analyze::{Analysis, AnalysisSummary, Format, SourcedIssue, analyze, analyze_set};
+pub use analyze::{
+    Analysis, AnalysisSummary, Format, SourcedIssue, add_location, analyze, analyze_located,
+    analyze_set,
+};
+/// Positions in a document's text (what [`FileReport::locate`] reads), from `botmesh-flow-schema`.
+pub use botmesh_flow_schema::{Location, SourceMap, SyntaxError, parse_with_positions};
 pub use error::Error;
+pub use fixer::{AppliedFix, FIX_ROUNDS_LIMIT, FixOutcome, fix_document};
 pub use graph::{Edge, EdgeKind, FlowGraph, Graph, IMPLICIT_END, Node, describe};
 pub use lint::{BURST_LIMIT, Code, Diagnostic, Severity, lint, source_name};
 pub use mermaid::{
     Direction, MAX_EDGE_LABEL_CHARS, MAX_ID_CHARS, MAX_TEXT_CHARS, escape_label, render_mermaid,
 };
 pub use report::{
-    FileReport, Finding, INVALID_CODE, MIGRATION_CODE, ReportFormat, check_document, parse_source,
-    render_report,
+    FileReport, Finding, INVALID_CODE, MIGRATION_CODE, NOT_JSON_CODE, ReportFormat, check_document,
+    parse_source, render_report,
 };
 pub use serde_json::Value;

@@ -1,4 +1,7 @@
-//! Lint (spec §8): twelve stable codes over a set of valid flows.
+//! Lint (spec §8): the twelve stable codes of the spec over a set of valid flows, and five more
+//! our users asked for (issue 28): `possibly-unset-variable` and `type-mismatch`
+//! (`dataflow.rs`), `unreachable-on-fail`, `multiple-fallbacks` and `keyword-shadowed`
+//! (`triggers.rs`).
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -16,7 +19,7 @@ use crate::vars::Uses;
 /// More sending steps than this in a row without waiting is a `message-burst`.
 pub const BURST_LIMIT: usize = 5;
 
-/// The twelve lint codes of spec §8. The kebab-case spellings are stable.
+/// The lint codes: the twelve of spec §8, then five more. The kebab-case spellings are stable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Code {
@@ -44,11 +47,22 @@ pub enum Code {
     ImplicitEnd,
     /// `{{` without `}}`, or an empty or invalid name inside braces.
     MalformedPlaceholder,
+    /// A placeholder or condition reads a variable that some path from the entry reaches
+    /// without writing it.
+    PossiblyUnsetVariable,
+    /// An `ask` whose `onFail` can never be taken (it accepts every non-empty reply).
+    UnreachableOnFail,
+    /// More than one flow of the set has `fallback: true`; only the first is used.
+    MultipleFallbacks,
+    /// A condition compares a variable with a value of a type the variable never holds.
+    TypeMismatch,
+    /// A trigger keyword that an earlier flow's keyword always beats.
+    KeywordShadowed,
 }
 
 impl Code {
-    /// Every code, in the order of spec §8.
-    pub const ALL: [Self; 12] = [
+    /// Every code: spec §8's order, then the five added by issue 28.
+    pub const ALL: [Self; 17] = [
         Self::UnreachableStep,
         Self::InfiniteLoop,
         Self::MissingSubflow,
@@ -61,6 +75,11 @@ impl Code {
         Self::MessageBurst,
         Self::ImplicitEnd,
         Self::MalformedPlaceholder,
+        Self::PossiblyUnsetVariable,
+        Self::UnreachableOnFail,
+        Self::MultipleFallbacks,
+        Self::TypeMismatch,
+        Self::KeywordShadowed,
     ];
 
     /// The stable spelling, e.g. `unreachable-step`.
@@ -78,6 +97,11 @@ impl Code {
             Self::MessageBurst => "message-burst",
             Self::ImplicitEnd => "implicit-end",
             Self::MalformedPlaceholder => "malformed-placeholder",
+            Self::PossiblyUnsetVariable => "possibly-unset-variable",
+            Self::UnreachableOnFail => "unreachable-on-fail",
+            Self::MultipleFallbacks => "multiple-fallbacks",
+            Self::TypeMismatch => "type-mismatch",
+            Self::KeywordShadowed => "keyword-shadowed",
         }
     }
 
@@ -85,7 +109,7 @@ impl Code {
     pub fn severity(self) -> Severity {
         match self {
             Self::InfiniteLoop | Self::MissingSubflow | Self::SubflowCycle => Severity::Error,
-            Self::UnusedVariable | Self::ImplicitEnd => Severity::Info,
+            Self::UnusedVariable | Self::ImplicitEnd | Self::UnreachableOnFail => Severity::Info,
             _ => Severity::Warning,
         }
     }
@@ -132,6 +156,9 @@ pub struct Diagnostic {
     pub message: String,
     /// Which document of the set: `document` or `subflows/N` (N counts from 0).
     pub source: String,
+    /// The repair, when it is determined: a patch of that flow's document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<botmesh_flow_schema::Fix>,
 }
 
 /// The `source` of the flow at `index` in a set whose first flow is the document.
@@ -179,6 +206,7 @@ fn diagnostic(
             path,
             message,
             source: source_name(index),
+            fix: None,
         },
     )
 }
@@ -215,6 +243,19 @@ impl FlowSink<'_, '_, '_> {
         let entry = diagnostic(self.index, self.flow, step, code, path, message);
         self.out.push(entry);
     }
+
+    fn push_fixed(
+        &mut self,
+        step: Option<usize>,
+        code: Code,
+        path: String,
+        fix: botmesh_flow_schema::Fix,
+        message: String,
+    ) {
+        let mut entry = diagnostic(self.index, self.flow, step, code, path, message);
+        entry.1.fix = Some(fix);
+        self.out.push(entry);
+    }
 }
 
 /// `duplicate-title`, `duplicate-case` and `malformed-placeholder`: they need one flow only.
@@ -226,6 +267,7 @@ pub(crate) fn flow_checks<'a>(
 ) {
     let mut sink = FlowSink { index, flow, out };
     options_and_cases(&mut sink);
+    unreachable_on_fail(&mut sink);
     for bad in &uses.malformed {
         let message = match &bad.problem {
             Placeholder::Unclosed(at) => format!(
@@ -268,6 +310,13 @@ pub(crate) fn set_checks(set: &FlowSet<'_>, early: Vec<(usize, Diagnostic)>) -> 
     }
     variables(&mut sink, &set.uses);
     keywords(&mut sink);
+    let more = crate::dataflow::possibly_unset(set)
+        .into_iter()
+        .chain(crate::dataflow::type_mismatch(set))
+        .chain(crate::triggers::triggers(set));
+    for (flow, step, code, path, message) in more {
+        sink.push(flow, step, code, path, message);
+    }
     let mut out = sink.out;
     out.sort_by(|(fa, a), (fb, b)| {
         fa.cmp(fb)
@@ -478,6 +527,9 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
                     step.id
                 ),
             );
+            if let Some((_, last)) = sink.out.last_mut() {
+                last.fix = implicit_end_fix(flow);
+            }
         }
     }
     // The steps control flows through without waiting, plus the terminals (for bursts).
@@ -541,6 +593,25 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
     }
 }
 
+/// An `end` step appended to `steps` (with a free id), so no path falls off: unsafe, since a
+/// path meant to continue somewhere now ends.
+fn implicit_end_fix(flow: &Flow<'_>) -> Option<botmesh_flow_schema::Fix> {
+    let last = flow.steps.len().checked_sub(1)?;
+    let taken = |id: &str| flow.steps.iter().any(|s| s.id == id);
+    let id = if taken("end") {
+        (2..).map(|n| format!("end_{n}")).find(|id| !taken(id))?
+    } else {
+        "end".to_owned()
+    };
+    Some(botmesh_flow_schema::Fix::risky(
+        format!("add an end step \"{id}\" after the last step, so paths that fall off end there"),
+        vec![
+            serde_json::json!({ "op": "test", "path": format!("/steps/{last}/id"), "value": flow.steps[last].id }),
+            serde_json::json!({ "op": "add", "path": "/steps/-", "value": { "id": id, "kind": "end" } }),
+        ],
+    ))
+}
+
 fn ordinal(n: usize) -> String {
     let suffix = match (n % 10, n % 100) {
         (1, 11) | (2, 12) | (3, 13) => "th",
@@ -550,6 +621,46 @@ fn ordinal(n: usize) -> String {
         _ => "th",
     };
     format!("{n}{suffix}")
+}
+
+/// `unreachable-on-fail`: an `ask` with `input: text` (the default) and no `pattern` accepts
+/// every non-empty reply, and an empty reply is never sent by a messaging app, so its `onFail`
+/// is never taken.
+fn unreachable_on_fail(sink: &mut FlowSink<'_, '_, '_>) {
+    let flow = sink.flow;
+    for (i, step) in flow.steps.iter().enumerate() {
+        if step.kind != Kind::Ask {
+            continue;
+        }
+        let Some(on_fail) = step.value.get("onFail").and_then(Value::as_str) else {
+            continue;
+        };
+        let input = step.value.get("input").and_then(Value::as_str);
+        if input.is_some_and(|i| i != "text") || step.value.get("pattern").is_some() {
+            continue;
+        }
+        let path = format!("/steps/{i}/onFail");
+        let fix = botmesh_flow_schema::Fix::safe(
+            format!(
+                "remove the onFail of step \"{}\", which is never taken",
+                step.id
+            ),
+            vec![
+                serde_json::json!({ "op": "test", "path": path, "value": on_fail }),
+                serde_json::json!({ "op": "remove", "path": path }),
+            ],
+        );
+        sink.push_fixed(
+            Some(i),
+            Code::UnreachableOnFail,
+            path,
+            fix,
+            format!(
+                "step \"{}\" accepts every non-empty reply (input text without a pattern), so its onFail \"{on_fail}\" is never taken; add a pattern, use another input, or remove onFail",
+                step.id
+            ),
+        );
+    }
 }
 
 /// `duplicate-title` and `duplicate-case`.

@@ -8,6 +8,8 @@ use std::str::FromStr;
 
 use serde_json::{Value, json};
 
+use botmesh_flow_schema::{Location, SourceMap, SyntaxError};
+
 use crate::analyze::{AnalysisSummary, analyze_set};
 use crate::error::Error;
 use crate::lint::Severity;
@@ -15,7 +17,8 @@ use crate::lint::Severity;
 /// How `check` prints its findings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReportFormat {
-    /// One line per finding, `FILE: SEVERITY[CODE] POINTER: MESSAGE`, then a count line.
+    /// One line per finding, `FILE:LINE:COL: SEVERITY[CODE] POINTER: MESSAGE` (`FILE:` alone
+    /// when the finding has no position), then a count line.
     #[default]
     Text,
     /// One JSON object: `{ files: [...], summary }`.
@@ -60,6 +63,8 @@ pub fn parse_source(name: &str, text: &str) -> Result<Value, Error> {
 pub const INVALID_CODE: &str = "invalid";
 /// The pseudo-code of a document that must be migrated first.
 pub const MIGRATION_CODE: &str = "migration-needed";
+/// The pseudo-code of a file whose text is not JSON.
+pub const NOT_JSON_CODE: &str = "not-json";
 
 /// One finding of a checked file, in output order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +79,11 @@ pub struct Finding {
     pub path: String,
     /// One sentence.
     pub message: String,
+    /// True when the finding is about a key (an unknown property), so its position is the
+    /// key's rather than its value's.
+    pub at_key: bool,
+    /// Where the finding stands in the file's text, once [`FileReport::locate`] has looked.
+    pub location: Option<Location>,
 }
 
 /// The verdict on one checked file.
@@ -95,6 +105,46 @@ impl FileReport {
     /// severity `error`.
     pub fn has_errors(&self) -> bool {
         !self.valid || self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+
+    /// The report of a file whose text is not JSON: one [`NOT_JSON_CODE`] error at the line and
+    /// column where the text stops being JSON.
+    pub fn not_json(file: &str, error: &SyntaxError) -> FileReport {
+        FileReport {
+            file: file.to_owned(),
+            valid: false,
+            summary: AnalysisSummary {
+                flows: 1,
+                issues: 1,
+                ..AnalysisSummary::default()
+            },
+            findings: vec![Finding {
+                file: file.to_owned(),
+                severity: Severity::Error,
+                code: NOT_JSON_CODE.to_owned(),
+                path: String::new(),
+                message: format!("the file is not JSON: {}", error.reason),
+                at_key: false,
+                location: Some(Location {
+                    line: error.line,
+                    column: error.column,
+                    end_line: error.line,
+                    end_column: error.column + 1,
+                }),
+            }],
+        }
+    }
+
+    /// Gives every finding its position, from the source map of the file it is in
+    /// (`map_of(file)`; a file without one keeps its findings without positions).
+    pub fn locate<'m>(&mut self, map_of: impl Fn(&str) -> Option<&'m SourceMap>) {
+        for finding in &mut self.findings {
+            if finding.location.is_none()
+                && let Some(map) = map_of(&finding.file)
+            {
+                finding.location = map.locate(&finding.path, finding.at_key);
+            }
+        }
     }
 }
 
@@ -128,6 +178,8 @@ pub fn check_document(file: &str, document: &Value, subflows: &[(&str, &Value)])
                 message: format!(
                     "this is a version {version} document; migrate it to version 2 with flow_migrate, then check it again"
                 ),
+                at_key: false,
+                location: None,
             });
             migrating.push(source);
         }
@@ -142,6 +194,8 @@ pub fn check_document(file: &str, document: &Value, subflows: &[(&str, &Value)])
             code: INVALID_CODE.to_owned(),
             path: issue.path.clone(),
             message: issue.message.clone(),
+            at_key: issue.at_key,
+            location: None,
         });
     }
     for diagnostic in &analysis.diagnostics {
@@ -151,6 +205,8 @@ pub fn check_document(file: &str, document: &Value, subflows: &[(&str, &Value)])
             code: diagnostic.code.as_str().to_owned(),
             path: diagnostic.path.clone(),
             message: diagnostic.message.clone(),
+            at_key: false,
+            location: None,
         });
     }
     FileReport {
@@ -208,9 +264,13 @@ pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
                 } else {
                     &finding.path
                 };
+                let place = match finding.location {
+                    Some(at) => format!(":{}:{}", at.line, at.column),
+                    None => String::new(),
+                };
                 let _ = writeln!(
                     out,
-                    "{}: {}[{}] {}: {}",
+                    "{}{place}: {}[{}] {}: {}",
                     one_line(&finding.file),
                     finding.severity.as_str(),
                     finding.code,
@@ -236,13 +296,20 @@ pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
                         .findings
                         .iter()
                         .map(|f| {
-                            json!({
+                            let mut finding = json!({
                                 "file": f.file,
                                 "severity": f.severity.as_str(),
                                 "code": f.code,
                                 "path": f.path,
                                 "message": f.message,
-                            })
+                            });
+                            if let (Some(at), Value::Object(map)) = (f.location, &mut finding) {
+                                map.insert("line".into(), at.line.into());
+                                map.insert("column".into(), at.column.into());
+                                map.insert("endLine".into(), at.end_line.into());
+                                map.insert("endColumn".into(), at.end_column.into());
+                            }
+                            finding
                         })
                         .collect();
                     json!({
@@ -268,9 +335,16 @@ pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
                     Severity::Warning => "warning",
                     Severity::Info => "notice",
                 };
+                let place = match finding.location {
+                    Some(at) => format!(
+                        ",line={},col={},endLine={},endColumn={}",
+                        at.line, at.column, at.end_line, at.end_column
+                    ),
+                    None => String::new(),
+                };
                 let _ = writeln!(
                     out,
-                    "::{command} file={},title={}::{}",
+                    "::{command} file={}{place},title={}::{}",
                     escape_property(&finding.file),
                     escape_property(&finding.code),
                     escape_data(&format!("{}: {}", finding.path, finding.message)),

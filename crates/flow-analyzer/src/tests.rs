@@ -106,6 +106,29 @@ fn every_code_has_a_hit_and_a_clean_near_miss() {
 }
 
 #[test]
+fn possibly_unset_names_the_first_path_that_skips_the_write() {
+    let flow = json!({ "version": 2, "id": "f", "steps": [
+        { "id": "q", "kind": "ask", "text": "Code?", "save": "code", "pattern": "^[0-9]+$", "onFail": "sorry" },
+        { "id": "ok", "kind": "message", "text": "Code {{code}}", "next": "clear" },
+        { "id": "sorry", "kind": "message", "text": "We could not read {{code}}", "next": "clear" },
+        { "id": "clear", "kind": "set", "var": "code", "value": null },
+        { "id": "again", "kind": "end", "text": "Was {{code}}" },
+    ]});
+    let found: Vec<String> = lint(&[&flow])
+        .into_iter()
+        .filter(|d| d.code == Code::PossiblyUnsetVariable)
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect();
+    expect![[r#"
+        [
+            "/steps/2/text: variable \"code\" may be unset here: nothing writes it on the path \"q\" (onFail) → \"sorry\"; write it on every path, declare it with a default, or check it with exists first",
+            "/steps/4/text: variable \"code\" may be unset here: nothing writes it on the path \"clear\" → \"again\"; write it on every path, declare it with a default, or check it with exists first",
+        ]
+    "#]]
+    .assert_debug_eq(&found);
+}
+
+#[test]
 fn a_menu_save_is_a_write_of_its_variable() {
     let menu = |text: &str| {
         json!({ "version": 2, "id": "f", "steps": [
@@ -157,6 +180,11 @@ fn severities_and_spellings_follow_the_spec() {
             "message-burst warning",
             "implicit-end info",
             "malformed-placeholder warning",
+            "possibly-unset-variable warning",
+            "unreachable-on-fail info",
+            "multiple-fallbacks warning",
+            "type-mismatch warning",
+            "keyword-shadowed warning",
         ]
     "#]]
     .assert_debug_eq(&table);
@@ -491,6 +519,22 @@ fn analyze_returns_mermaid_or_graph_and_a_summary() {
 }
 
 #[test]
+fn an_invalid_set_still_counts_its_steps() {
+    let document = json!({"version": 2, "id": "main", "steps": [
+        {"id": "a", "kind": "message", "text": ""},
+        {"id": "b", "kind": "transfer"},
+        {"id": "c", "kind": "end"}
+    ]});
+    let subflows = [json!({"version": 2, "id": "sub", "steps": "none"})];
+    let analysis = analyze(&document, &subflows, Format::Json, Direction::TD);
+    assert_eq!(analysis["valid"], false);
+    expect![[
+        r#"{"edges":0,"errors":0,"flows":2,"infos":0,"issues":3,"nodes":0,"steps":3,"warnings":0}"#
+    ]]
+    .assert_eq(&analysis["summary"].to_string());
+}
+
+#[test]
 fn analyze_carries_validation_issues_with_their_source() {
     let good = json!({"version": 2, "id": "main", "steps": [{"id": "a", "kind": "end"}]});
     let broken = [
@@ -643,12 +687,48 @@ fn github_annotations_escape_their_fields() {
             code: "duplicate-title".to_owned(),
             path: "/steps/0".to_owned(),
             message: "50% of\nit".to_owned(),
+            at_key: false,
+            location: None,
         }],
     };
     expect![[r#"
         ::warning file=dir%2Cwith%3Aodd%25name.json,title=duplicate-title::/steps/0: 50%25 of%0Ait
     "#]]
     .assert_eq(&render_report(&[report], ReportFormat::Github));
+}
+
+#[test]
+fn findings_carry_the_line_and_column_of_their_member() {
+    let text = "{\n  \"version\": 2,\n  \"id\": \"pos\",\n  \"steps\": [\n    { \"id\": \"a\", \"kind\": \"message\", \"text\": \"\", \"goto\": \"b\" },\n    { \"id\": \"b\", \"kind\": \"end\" }\n  ]\n}\n";
+    let (document, map) = parse_with_positions(text).unwrap();
+    let mut report = check_document("pos.json", &document, &[]);
+    report.locate(|file| (file == "pos.json").then_some(&map));
+    expect![[r#"
+        pos.json:5:45: error[invalid] /steps/0/text: must be a string of 1-4096 characters, found an empty string
+        pos.json:5:49: error[invalid] /steps/0/goto: unknown property "goto" (did you mean "next"?)
+        checked 1 file: 2 errors, 0 warnings, 0 infos
+    "#]]
+    .assert_eq(&render_report(std::slice::from_ref(&report), ReportFormat::Text));
+    expect![[r#"
+        ::error file=pos.json,line=5,col=45,endLine=5,endColumn=47,title=invalid::/steps/0/text: must be a string of 1-4096 characters, found an empty string
+        ::error file=pos.json,line=5,col=49,endLine=5,endColumn=55,title=invalid::/steps/0/goto: unknown property "goto" (did you mean "next"?)
+    "#]]
+    .assert_eq(&render_report(std::slice::from_ref(&report), ReportFormat::Github));
+    let json: Value = serde_json::from_str(&render_report(&[report], ReportFormat::Json)).unwrap();
+    assert_eq!(
+        json["files"][0]["findings"][1],
+        json!({"file": "pos.json", "severity": "error", "code": "invalid", "path": "/steps/0/goto",
+               "message": "unknown property \"goto\" (did you mean \"next\"?)",
+               "line": 5, "column": 49, "endLine": 5, "endColumn": 55})
+    );
+    let broken = parse_with_positions("{\n  \"id\": \"a\",\n}").unwrap_err();
+    let report = FileReport::not_json("broken.json", &broken);
+    assert!(report.has_errors());
+    expect![[r#"
+        broken.json:3:1: error[not-json] (root): the file is not JSON: trailing comma
+        checked 1 file: 1 error, 0 warnings, 0 infos
+    "#]]
+    .assert_eq(&render_report(&[report], ReportFormat::Text));
 }
 
 #[test]
@@ -840,4 +920,179 @@ fn the_text_report_keeps_every_finding_on_one_line() {
         "{text}"
     );
     assert!(text.contains("\\n"), "{text}");
+}
+
+mod fixing {
+    //! The seeded mutation harness: valid documents (every fixture's document and the example)
+    //! broken in the ways a safe fix repairs (a kind or key under another platform's or an old
+    //! version's name, a misspelt kind, a title over its limit, a duplicate button id) are
+    //! valid again after `fix_document` with safe fixes only; and fixing twice changes nothing.
+
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::all_fixtures;
+    use crate::*;
+
+    /// Every valid document set to mutate: (document, subflows).
+    fn sets() -> Vec<(Value, Vec<Value>)> {
+        let mut sets: Vec<(Value, Vec<Value>)> = all_fixtures()
+            .into_iter()
+            .map(|f| (f.flows[0].clone(), f.flows[1..].to_vec()))
+            .collect();
+        sets.push((
+            serde_json::from_str(botmesh_flow_schema::EXAMPLE_FLOW_DOCUMENT).unwrap(),
+            Vec::new(),
+        ));
+        sets
+    }
+
+    /// Other names a kind is known by (another platform's, or version 0's).
+    fn aliases(kind: &str) -> &'static [&'static str] {
+        match kind {
+            "handoff" => &["transfer", "agent", "human"],
+            "ask" => &["input", "question", "prompt"],
+            "message" => &["text", "say", "mesage", "massage"],
+            "buttons" => &["options", "choices", "buton"],
+            "delay" => &["wait", "sleep"],
+            "branch" => &["condition", "brnach"],
+            "action" => &["webhook"],
+            "subflow" => &["subflwo"],
+            _ => &[],
+        }
+    }
+
+    /// Applies mutation `choice` (of the safe classes) to some step picked by `pick`; returns
+    /// false when that step offers no such mutation.
+    fn mutate(document: &mut Value, choice: u8, pick: usize, alias: usize) -> bool {
+        let Some(steps) = document.get_mut("steps").and_then(Value::as_array_mut) else {
+            return false;
+        };
+        let count = steps.len();
+        let step = &mut steps[pick % count];
+        let Some(object) = step.as_object_mut() else {
+            return false;
+        };
+        let kind = object
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        match choice % 5 {
+            // `kind` written `type`.
+            0 => match object.remove("kind") {
+                Some(kind) => {
+                    object.insert("type".into(), kind);
+                    true
+                }
+                None => false,
+            },
+            // The kind under another name.
+            1 => {
+                let names = aliases(&kind);
+                if names.is_empty() || !object.contains_key("kind") {
+                    return false;
+                }
+                object.insert("kind".into(), names[alias % names.len()].into());
+                true
+            }
+            // `next` written `goto` (or `then`).
+            2 => match object.remove("next") {
+                Some(next) => {
+                    let name = if alias.is_multiple_of(2) { "goto" } else { "then" };
+                    object.insert(name.into(), next);
+                    true
+                }
+                None => false,
+            },
+            // A button title over the limit.
+            3 => {
+                let Some(buttons) = object.get_mut("buttons").and_then(Value::as_array_mut) else {
+                    return false;
+                };
+                let n = buttons.len();
+                let title = &mut buttons[alias % n]["title"];
+                let long = format!("{} and a great deal more", title.as_str().unwrap_or("x"));
+                *title = long.into();
+                true
+            }
+            // Two buttons with one id.
+            _ => {
+                let Some(buttons) = object.get_mut("buttons").and_then(Value::as_array_mut) else {
+                    return false;
+                };
+                if buttons.len() < 2 {
+                    return false;
+                }
+                let first = buttons[0]["id"].clone();
+                buttons[1]["id"] = first;
+                true
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 512,
+            failure_persistence: None,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0xf1c5),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn safe_fixes_repair_every_safe_mutant_and_fixing_twice_changes_nothing(
+            set in 0usize..64,
+            mutations in proptest::collection::vec((any::<u8>(), any::<usize>(), any::<usize>()), 1..4),
+        ) {
+            let sets = sets();
+            let (original, subflows) = &sets[set % sets.len()];
+            let mut mutant = original.clone();
+            let mut changed = false;
+            for (choice, pick, alias) in mutations {
+                changed |= mutate(&mut mutant, choice, pick, alias);
+            }
+            prop_assume!(changed);
+            let before = analyze_set(&mutant, subflows);
+            prop_assert!(!before.valid, "the mutant is invalid: {}", mutant);
+            let fixed = fix_document(&mutant, subflows, false);
+            prop_assert!(fixed.valid, "still invalid after {:?}: {:?}", fixed.applied, fixed.issues);
+            prop_assert!(fixed.applied.iter().all(|f| f.applicability == botmesh_flow_schema::Applicability::Safe));
+            let again = fix_document(&fixed.document, subflows, false);
+            prop_assert_eq!(&again.document, &fixed.document);
+            prop_assert!(again.applied.is_empty(), "{:?}", again.applied);
+        }
+    }
+
+    #[test]
+    fn unsafe_fixes_only_when_asked() {
+        let document = serde_json::json!({ "version": 2, "id": "f", "steps": [
+            { "id": "a", "kind": "message", "text": "Hi", "next": "bey" },
+            { "id": "bye", "kind": "message", "text": "Bye" },
+        ]});
+        let safe = fix_document(&document, &[], false);
+        assert!(
+            !safe.valid,
+            "the nearest step for an unknown next is unsafe"
+        );
+        assert!(safe.applied.is_empty());
+        let risky = fix_document(&document, &[], true);
+        assert!(risky.valid, "{:?}", risky.issues);
+        let applied: Vec<&str> = risky
+            .applied
+            .iter()
+            .map(|f| f.description.as_str())
+            .collect();
+        assert_eq!(
+            applied,
+            [
+                "point next at the nearest step id, \"bye\" (check it is the step meant)",
+                "add an end step \"end\" after the last step, so paths that fall off end there"
+            ]
+        );
+        assert_eq!(
+            risky.document["steps"][2],
+            serde_json::json!({"id": "end", "kind": "end"})
+        );
+        assert!(risky.diagnostics.is_empty(), "{:?}", risky.diagnostics);
+    }
 }

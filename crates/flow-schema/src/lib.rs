@@ -31,10 +31,12 @@ mod compact;
 mod diff;
 mod error;
 mod example;
+mod fix;
 mod limits;
 mod migrate;
 mod model;
 mod schema;
+mod source_map;
 mod step_shape;
 mod suggest;
 mod validate;
@@ -44,6 +46,7 @@ pub use compact::compact_schema;
 pub use diff::{ChangedStep, Diff, diff};
 pub use error::Error;
 pub use example::EXAMPLE_FLOW_DOCUMENT;
+pub use fix::{Applicability, Fix, PatchError, apply_patch, rename_patch, replace_patch};
 pub use limits::{
     BUILT_IN_VARIABLES, CURRENT_VERSION, DEFAULT_RETRIES, FLOW_ID_PATTERN, HANDLER_PATTERN,
     LOCALE_PATTERN, MAX_ARGS_DEPTH, MAX_BUTTON_ID, MAX_BUTTON_TITLE, MAX_BUTTONS, MAX_CAPTION,
@@ -63,4 +66,5 @@ pub use model::{
     Row, Scalar, Section, Step, StepKind, Trigger, Variable,
 };
 pub use schema::{FLOW_SCHEMA_JSON, json_schema, json_schema_string, limits_json, step_kinds};
+pub use source_map::{Location, Member, SourceMap, SyntaxError, parse_with_positions};
 pub use validate::{Issue, Summary, TOP_LEVEL_KEYS, Validation, re2_as_regex_syntax, validate};

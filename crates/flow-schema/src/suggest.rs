@@ -1,13 +1,18 @@
 //! "Did you mean" suggestions for unknown property names, step ids and step kinds.
 //!
+//! Besides spelling, the suggestions know the names other bot platforms use for the same thing
+//! (`transfer` for `handoff`, `question` for `ask`, `goto` for `next`, `choices` for `buttons`)
+//! and the names of versions 0 and 1, which `flow_migrate` converts.
+//!
 //! A candidate is close when its Damerau-Levenshtein distance to the unknown word is at most 2
 //! and at most a third of the longer word's length, or when it starts with the unknown word (3
 //! characters or more). Ties go to the smaller distance, then to the earlier candidate, so the
 //! answer never depends on anything but the inputs. The distance comes from `strsim`, a small,
 //! dependency-free and widely used crate.
 
-/// Old or common names for a property, each with the name this version uses.
-const ALIASES: [(&str, &str); 8] = [
+/// Old or common names for a property, each with the name this version uses (the first one
+/// the object allows wins: `options` is `buttons` on a buttons step, `sections` on a list).
+const ALIASES: [(&str, &str); 14] = [
     ("type", "kind"),
     ("goto", "next"),
     ("message", "text"),
@@ -15,8 +20,118 @@ const ALIASES: [(&str, &str); 8] = [
     ("conditions", "cases"),
     ("ms", "seconds"),
     ("options", "buttons"),
+    ("choices", "buttons"),
+    ("options", "sections"),
+    ("choices", "sections"),
     ("else", "default"),
+    ("question", "text"),
+    ("prompt", "text"),
+    ("then", "next"),
 ];
+
+/// Step kinds of other bot platforms and of versions 0 and 1, each with the kind this version
+/// uses and the version that used the name (`None`: another platform's name).
+const KIND_ALIASES: [(&str, &str, Option<u64>); 15] = [
+    ("transfer", "handoff", None),
+    ("agent", "handoff", None),
+    ("human", "handoff", None),
+    ("input", "ask", None),
+    ("question", "ask", Some(0)),
+    ("prompt", "ask", None),
+    ("text", "message", Some(0)),
+    ("say", "message", None),
+    ("options", "buttons", None),
+    ("choices", "buttons", None),
+    ("wait", "delay", Some(0)),
+    ("sleep", "delay", None),
+    ("image", "media", Some(0)),
+    ("condition", "branch", None),
+    ("webhook", "action", None),
+];
+
+/// What an unknown step kind most likely means.
+pub(crate) enum KindHint {
+    /// This kind (close in spelling, another platform's name, or an old version's).
+    Kind {
+        /// The kind of this version.
+        kind: &'static str,
+        /// The version that used the unknown name, when it is an old name.
+        legacy: Option<u64>,
+    },
+    /// Version 0's `menu`, which becomes `buttons` or `list` by its number of options.
+    Menu,
+}
+
+/// How close `candidate` is to `word` (lower is closer), or `None` when it is not close: the
+/// ranking [`closest`] uses.
+fn rank(word: &str, candidate: &str) -> Option<usize> {
+    let word_len = word.chars().count();
+    let candidate_len = candidate.chars().count();
+    if candidate == word {
+        return None;
+    }
+    if word_len.abs_diff(candidate_len) <= 2 {
+        let distance = strsim::damerau_levenshtein(word, candidate);
+        if distance <= 2 && distance * 3 <= word_len.max(candidate_len) {
+            return Some(distance);
+        }
+    }
+    (word_len >= 3 && candidate.starts_with(word)).then_some(3)
+}
+
+/// [`closest`], but only when no other candidate is as close: the suggestion a fix may apply.
+pub(crate) fn unique_closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str> + Clone,
+) -> Option<&'a str> {
+    let chosen = closest(word, candidates.clone())?;
+    let best = rank(word, chosen)?;
+    let ties = candidates
+        .into_iter()
+        .filter(|c| rank(word, c) == Some(best))
+        .count();
+    (ties == 1).then_some(chosen)
+}
+
+/// The property `word` surely means: an alias of this version's name, or the only close one.
+pub(crate) fn sure_property<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    if word == "ms" {
+        // Milliseconds are not seconds: renaming would change the wait a thousandfold.
+        return None;
+    }
+    for (_, new) in ALIASES.iter().filter(|(old, _)| *old == word) {
+        if let Some(found) = allowed.iter().find(|a| *a == new) {
+            return Some(found);
+        }
+    }
+    unique_closest(word, allowed.iter().copied())
+}
+
+/// The kind `word` surely means (an alias, an old name, or the only close kind).
+pub(crate) fn sure_kind(word: &str, kinds: &[&'static str]) -> Option<&'static str> {
+    if word == "image" {
+        // Version 0's image also needs "media": "image"; flow_migrate does it.
+        return None;
+    }
+    if let Some((_, kind, _)) = KIND_ALIASES.iter().find(|(old, _, _)| *old == word) {
+        return Some(kind);
+    }
+    unique_closest(word, kinds.iter().copied())
+}
+
+/// What the unknown step kind `word` most likely means, if anything is close.
+pub(crate) fn kind_hint(word: &str, kinds: &[&'static str]) -> Option<KindHint> {
+    if word == "menu" {
+        return Some(KindHint::Menu);
+    }
+    if let Some((_, kind, legacy)) = KIND_ALIASES.iter().find(|(old, _, _)| *old == word) {
+        return Some(KindHint::Kind {
+            kind,
+            legacy: *legacy,
+        });
+    }
+    closest(word, kinds.iter().copied()).map(|kind| KindHint::Kind { kind, legacy: None })
+}
 
 /// The candidate closest to `word`, if any is close enough.
 pub(crate) fn closest<'a>(
@@ -69,12 +184,45 @@ pub(crate) fn short(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Like [`closest`], but first maps old names (`type` → `kind`) when the new name is allowed.
 pub(crate) fn closest_property<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
-    if let Some((_, new)) = ALIASES.iter().find(|(old, _)| *old == word)
-        && let Some(found) = allowed.iter().find(|a| *a == new)
-    {
-        return Some(found);
+    for (_, new) in ALIASES.iter().filter(|(old, _)| *old == word) {
+        if let Some(found) = allowed.iter().find(|a| *a == new) {
+            return Some(found);
+        }
     }
     closest(word, allowed.iter().copied())
+}
+
+/// What a value is, for "found …" in a message about a value of the wrong type: `an object`,
+/// `an array`, `a string`, `a number`, `a boolean`, `null`.
+pub(crate) fn kind_of(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A value as "found …" quotes it where its type may be right but its value is not: a string
+/// in quotes (shortened), a number or boolean as written, `null`; a container by its kind.
+pub(crate) fn literal(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => quote(s),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => "null".to_owned(),
+        Value::Array(_) | Value::Object(_) => kind_of(value).to_owned(),
+    }
+}
+
+/// User text in double quotes, shortened, with `"`, `\\` and control characters escaped as
+/// JSON does (so a quote never looks like it ends early and a message stays on one line).
+pub(crate) fn quote(text: &str) -> String {
+    serde_json::Value::from(short(text).into_owned()).to_string()
 }
 
 /// `" (did you mean \"x\"?)"`, or nothing.
@@ -103,5 +251,49 @@ mod tests {
         assert_eq!(closest("ab", ["ax", "ay"]), None);
         assert_eq!(closest("abcd", ["abxd", "abyd"]), Some("abxd"));
         assert_eq!(closest("mesage", ["message", "media"]), Some("message"));
+        assert_eq!(
+            closest_property("options", &["text", "sections"]),
+            Some("sections"),
+            "the first alias the object allows"
+        );
+        assert_eq!(
+            closest_property("choices", &["text", "buttons"]),
+            Some("buttons")
+        );
+        // A fix applies a suggestion only when it is the only one that close.
+        assert_eq!(unique_closest("abcd", ["abxd", "abyd"]), None);
+        assert_eq!(
+            unique_closest("mesage", ["message", "media"]),
+            Some("message")
+        );
+        assert_eq!(sure_property("type", &["id", "kind"]), Some("kind"));
+        assert_eq!(sure_kind("transfer", &["handoff", "end"]), Some("handoff"));
+        assert_eq!(sure_kind("image", &["media"]), None);
+    }
+
+    #[test]
+    fn kinds_of_other_platforms_and_versions() {
+        let kinds = ["message", "ask", "handoff", "media"];
+        let hint = |word| match kind_hint(word, &kinds) {
+            Some(KindHint::Kind { kind, legacy }) => format!("{kind} {legacy:?}"),
+            Some(KindHint::Menu) => "menu".to_owned(),
+            None => "none".to_owned(),
+        };
+        assert_eq!(hint("transfer"), "handoff None");
+        assert_eq!(hint("question"), "ask Some(0)");
+        assert_eq!(hint("mesage"), "message None");
+        assert_eq!(hint("menu"), "menu");
+        assert_eq!(hint("colour"), "none");
+    }
+
+    #[test]
+    fn found_values_are_quoted_and_short() {
+        use serde_json::json;
+        assert_eq!(literal(&json!("Support Bot")), "\"Support Bot\"");
+        assert_eq!(literal(&json!("a\"b\n")), r#""a\"b\n""#);
+        assert_eq!(literal(&json!(2.5)), "2.5");
+        assert_eq!(literal(&json!({})), "an object");
+        assert_eq!(kind_of(&json!([1])), "an array");
+        assert_eq!(literal(&json!("x".repeat(100))).chars().count(), 64 + 3);
     }
 }

@@ -35,6 +35,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
+use crate::fix::{Fix, free_name, rename_patch, replace_patch};
 use crate::limits::{
     BUILT_IN_VARIABLES, CURRENT_VERSION, MAX_ARGS_DEPTH, MAX_BUTTON_ID, MAX_BUTTON_TITLE,
     MAX_BUTTONS, MAX_CAPTION, MAX_CASES, MAX_CONDITION_CHILDREN, MAX_CONDITION_DEPTH,
@@ -48,7 +49,10 @@ use crate::limits::{
     MIN_STEPS,
 };
 use crate::model::StepKind;
-use crate::suggest::{closest, closest_property, did_you_mean, short};
+use crate::suggest::{
+    KindHint, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
+    sure_kind, sure_property, unique_closest,
+};
 
 mod re2;
 pub use re2::as_regex_syntax as re2_as_regex_syntax;
@@ -62,6 +66,13 @@ pub struct Issue {
     pub path: String,
     /// One short sentence naming the rule.
     pub message: String,
+    /// True when the issue is about the key itself (an unknown or misplaced property), so a
+    /// position in the text points at the key rather than its value. Not serialized.
+    #[serde(skip)]
+    pub at_key: bool,
+    /// The repair, when it is determined (see [`Fix`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<Fix>,
 }
 
 /// What a valid document holds.
@@ -238,7 +249,10 @@ pub fn validate(document: &Value) -> Validation {
         patterns: BTreeMap::new(),
     };
     let Some(root) = document.as_object() else {
-        v.issue("must be an object (a flow document)".to_owned());
+        v.issue(format!(
+            "must be an object (a flow document), found {}",
+            kind_of(document)
+        ));
         return v.finish(document);
     };
     if let Some(message) = version_problem(root.get("version")) {
@@ -332,12 +346,46 @@ impl<'d> Validator<'d> {
         self.issues.push(Issue {
             path: self.path.clone(),
             message,
+            at_key: false,
+            fix: None,
         });
     }
 
-    fn issue_at(&mut self, token: &str, message: String) {
-        let mark = self.push(token);
+    /// Gives the last issue a fix.
+    fn with_fix(&mut self, fix: Option<Fix>) {
+        if let Some(last) = self.issues.last_mut() {
+            last.fix = fix;
+        }
+    }
+
+    /// A fix that renames the unknown key `key` of the object at the current path to `new`,
+    /// unless the object already has `new`.
+    fn rename_fix(&self, object: &Map<String, Value>, key: &str, new: &str) -> Option<Fix> {
+        if object.contains_key(new) {
+            return None;
+        }
+        let mut from = self.path.clone();
+        push_token(&mut from, key);
+        let mut to = self.path.clone();
+        push_token(&mut to, new);
+        Some(Fix::safe(
+            format!("rename \"{}\" to \"{new}\"", short(key)),
+            rename_patch(&from, &to, object.get(key)?),
+        ))
+    }
+
+    /// An issue about the key at the current path (not its value).
+    fn key_issue(&mut self, message: String) {
         self.issue(message);
+        if let Some(last) = self.issues.last_mut() {
+            last.at_key = true;
+        }
+    }
+
+    /// A [`Self::key_issue`] at `key` under the current path.
+    fn key_issue_at(&mut self, token: &str, message: String) {
+        let mark = self.push(token);
+        self.key_issue(message);
         self.pop(mark);
     }
 
@@ -402,14 +450,16 @@ impl<'d> Validator<'d> {
         unknown.sort_unstable();
         for key in unknown {
             let hint = did_you_mean(closest_property(key, allowed));
-            self.issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
+            let fix = sure_property(key, allowed).and_then(|new| self.rename_fix(object, key, new));
+            self.key_issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
+            self.with_fix(fix);
         }
     }
 
     fn object(&mut self, value: &'d Value, what: &str) -> Option<&'d Map<String, Value>> {
         let object = value.as_object();
         if object.is_none() {
-            self.issue(format!("must be {what}"));
+            self.issue(format!("must be {what}, found {}", kind_of(value)));
         }
         object
     }
@@ -424,12 +474,20 @@ impl<'d> Validator<'d> {
         match value.as_array() {
             Some(items) if (min..=max).contains(&items.len()) => Some(items),
             Some(items) => {
-                self.issue(array_rule(min, max, noun));
+                self.issue(format!(
+                    "{}, found {}",
+                    array_rule(min, max, noun),
+                    items.len()
+                ));
                 // Still check the elements: each problem is reported.
                 Some(items)
             }
             None => {
-                self.issue(array_rule(min, max, noun));
+                self.issue(format!(
+                    "{}, found {}",
+                    array_rule(min, max, noun),
+                    kind_of(value)
+                ));
                 None
             }
         }
@@ -447,11 +505,17 @@ impl<'d> Validator<'d> {
             (min..=max).contains(&len)
         });
         if !ok {
-            self.issue(match (min, max) {
+            let rule = match (min, max) {
                 (0, usize::MAX) => "must be a string".to_owned(),
                 (1, usize::MAX) => "must be a non-empty string".to_owned(),
                 _ => format!("must be a string of {min}-{max} characters"),
-            });
+            };
+            let found = match s {
+                None => kind_of(value).to_owned(),
+                Some("") => "an empty string".to_owned(),
+                Some(s) => s.chars().count().to_string(),
+            };
+            self.issue(format!("{rule}, found {found}"));
             return None;
         }
         s
@@ -468,7 +532,7 @@ impl<'d> Validator<'d> {
         match value.as_str() {
             Some(s) if shape.matches(s) => Some(s),
             _ => {
-                self.issue(shape.rule());
+                self.issue(format!("{}, found {}", shape.rule(), found_name(value)));
                 None
             }
         }
@@ -478,7 +542,11 @@ impl<'d> Validator<'d> {
         match value.as_str() {
             Some(s) if allowed.contains(&s) => Some(s),
             _ => {
-                self.issue(format!("must be one of {}", quoted_list(allowed)));
+                self.issue(format!(
+                    "must be one of {}, found {}",
+                    quoted_list(allowed),
+                    literal(value)
+                ));
                 None
             }
         }
@@ -486,14 +554,17 @@ impl<'d> Validator<'d> {
 
     fn boolean(&mut self, value: &Value) {
         if !value.is_boolean() {
-            self.issue("must be a boolean".to_owned());
+            self.issue(format!("must be a boolean, found {}", literal(value)));
         }
     }
 
     fn integer(&mut self, value: &Value, min: u64, max: u64) {
         let ok = as_integer(value).is_some_and(|n| n >= min as f64 && n <= max as f64);
         if !ok {
-            self.issue(format!("must be an integer from {min} to {max}"));
+            self.issue(format!(
+                "must be an integer from {min} to {max}, found {}",
+                literal(value)
+            ));
         }
     }
 
@@ -502,7 +573,10 @@ impl<'d> Validator<'d> {
             .as_f64()
             .is_some_and(|n| (-limit..=limit).contains(&n));
         if !ok {
-            self.issue(format!("must be a number from -{limit} to {limit}"));
+            self.issue(format!(
+                "must be a number from -{limit} to {limit}, found {}",
+                literal(value)
+            ));
         }
     }
 
@@ -514,12 +588,23 @@ impl<'d> Validator<'d> {
         if !self.step_ids.contains_key(id) {
             // Suggestions only for a document within the step limit: comparing every unknown
             // reference with every id would grow with the square of an oversized document.
-            let hint = if self.step_order.len() <= crate::MAX_STEPS {
+            let small = self.step_order.len() <= crate::MAX_STEPS;
+            let hint = if small {
                 did_you_mean(closest(id, self.step_order.iter().copied()))
             } else {
                 String::new()
             };
             self.issue(format!("unknown step \"{id}\" in {key}{hint}"));
+            let fix = small
+                .then(|| unique_closest(id, self.step_order.iter().copied()))
+                .flatten()
+                .map(|near| {
+                    Fix::risky(
+                        format!("point {key} at the nearest step id, \"{near}\" (check it is the step meant)"),
+                        replace_patch(&self.path, value, Value::from(near)),
+                    )
+                });
+            self.with_fix(fix);
         }
     }
 
@@ -649,13 +734,15 @@ impl<'d> Validator<'d> {
     fn variables(&mut self, value: &'d Value) {
         let Some(object) = value.as_object() else {
             self.issue(format!(
-                "must be an object of at most {MAX_VARIABLES} variables"
+                "must be an object of at most {MAX_VARIABLES} variables, found {}",
+                kind_of(value)
             ));
             return;
         };
         if object.len() > MAX_VARIABLES {
             self.issue(format!(
-                "must be an object of at most {MAX_VARIABLES} variables"
+                "must be an object of at most {MAX_VARIABLES} variables, found {}",
+                object.len()
             ));
         }
         // Sorted by name, whatever `serde_json::Map`'s order is in this build.
@@ -692,8 +779,9 @@ impl<'d> Validator<'d> {
             };
             if !ok {
                 v.issue(format!(
-                    "must be a {} (the declared type)",
-                    kind.unwrap_or_default()
+                    "must be a {} (the declared type), found {}",
+                    kind.unwrap_or_default(),
+                    kind_of(value)
                 ));
             } else if kind == Some("string") {
                 v.non_empty_if_string(value);
@@ -729,10 +817,22 @@ impl<'d> Validator<'d> {
         self.field(object, "kind", |v, value| match value.as_str() {
             Some(_) if known_kind.is_some() => {}
             Some(k) => {
-                let message = match closest(k, StepKind::NAMES.iter().copied()) {
-                    Some(s) => {
-                        format!("unknown step kind \"{}\" (did you mean \"{s}\"?)", short(k))
+                let message = match kind_hint(k, StepKind::NAMES) {
+                    Some(KindHint::Kind { kind, legacy: None }) => {
+                        format!("unknown step kind \"{}\" (did you mean \"{kind}\"?)", short(k))
                     }
+                    Some(KindHint::Kind {
+                        kind,
+                        legacy: Some(version),
+                    }) => format!(
+                        "unknown step kind \"{}\" (did you mean \"{kind}\"? \"{}\" is the version {version} name, which flow_migrate converts)",
+                        short(k),
+                        short(k)
+                    ),
+                    Some(KindHint::Menu) => format!(
+                        "unknown step kind \"{}\": version 0's menu, which flow_migrate turns into \"buttons\" (up to {MAX_BUTTONS} options) or \"list\"",
+                        short(k)
+                    ),
                     None => format!(
                         "unknown step kind \"{}\": must be one of {}",
                         short(k),
@@ -740,8 +840,19 @@ impl<'d> Validator<'d> {
                     ),
                 };
                 v.issue(message);
+                let fix = sure_kind(k, StepKind::NAMES).map(|kind| {
+                    Fix::safe(
+                        format!("change kind \"{}\" to \"{kind}\"", short(k)),
+                        replace_patch(&v.path, value, Value::from(kind)),
+                    )
+                });
+                v.with_fix(fix);
             }
-            None => v.issue(format!("must be one of {}", quoted_list(StepKind::NAMES))),
+            None => v.issue(format!(
+                "must be one of {}, found {}",
+                quoted_list(StepKind::NAMES),
+                literal(value)
+            )),
         });
         let Some(kind) = known_kind else {
             // Without a kind, the other properties cannot be judged against one kind: `next`
@@ -755,7 +866,10 @@ impl<'d> Validator<'d> {
             unknown.sort_unstable();
             for key in unknown {
                 let hint = did_you_mean(closest_property(key, &["id", "kind", "next"]));
-                self.issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
+                let fix = sure_property(key, &["id", "kind", "next"])
+                    .and_then(|new| self.rename_fix(object, key, new));
+                self.key_issue_at(key, format!("unknown property \"{}\"{hint}", short(key)));
+                self.with_fix(fix);
             }
             return;
         };
@@ -813,7 +927,13 @@ impl<'d> Validator<'d> {
                 let hint = did_you_mean(closest_property(key, fields));
                 format!("unknown property \"{}\"{hint}", short(key))
             };
-            self.issue_at(key, message);
+            let fix = if some_kind_has(key) {
+                None
+            } else {
+                sure_property(key, fields).and_then(|new| self.rename_fix(object, key, new))
+            };
+            self.key_issue_at(key, message);
+            self.with_fix(fix);
         }
     }
 
@@ -830,21 +950,27 @@ impl<'d> Validator<'d> {
                     && !url.chars().any(|c| c.is_whitespace() || c.is_control())
             });
             if !ok {
+                let found = match value.as_str() {
+                    Some(url) if url.chars().count() > MAX_URL => {
+                        format!("{} characters", url.chars().count())
+                    }
+                    _ => literal(value),
+                };
                 v.issue(format!(
-                    "must be an https:// URL of at most {MAX_URL} characters without spaces or control characters"
+                    "must be an https:// URL of at most {MAX_URL} characters without spaces or control characters, found {found}"
                 ));
             }
         });
         self.field(object, "caption", |v, value| {
             if let Some(m @ ("audio" | "sticker")) = media {
-                v.issue(format!("\"caption\" is not allowed for {m} media"));
+                v.key_issue(format!("\"caption\" is not allowed for {m} media"));
             } else {
                 v.text(value, 1, MAX_CAPTION);
             }
         });
         self.field(object, "filename", |v, value| {
             if media.is_some_and(|m| m != "document") {
-                v.issue("\"filename\" is only allowed for document media".to_owned());
+                v.key_issue("\"filename\" is only allowed for document media".to_owned());
             } else {
                 v.text(value, 1, MAX_FILENAME);
             }
@@ -868,6 +994,10 @@ impl<'d> Validator<'d> {
                 return;
             };
             let mut seen: BTreeMap<&str, String> = BTreeMap::new();
+            let all: Vec<&str> = buttons
+                .iter()
+                .filter_map(|b| b.get("id").and_then(Value::as_str))
+                .collect();
             v.each(buttons, |v, _, button| {
                 let Some(button) = v.object(button, "an object (a button)") else {
                     return;
@@ -875,12 +1005,10 @@ impl<'d> Validator<'d> {
                 v.required(button, &["id", "title"]);
                 v.field(button, "id", |v, value| {
                     if let Some(id) = v.text(value, 1, MAX_BUTTON_ID) {
-                        v.unique_id(&mut seen, id, "button");
+                        v.unique_id(&mut seen, id, "button", &all);
                     }
                 });
-                v.field(button, "title", |v, value| {
-                    v.text(value, 1, MAX_BUTTON_TITLE);
-                });
+                v.field(button, "title", |v, value| v.title(value, MAX_BUTTON_TITLE));
                 v.field(button, "next", |v, value| v.step_ref(value, "next"));
                 v.unknown(button, &BUTTON);
             });
@@ -889,12 +1017,47 @@ impl<'d> Validator<'d> {
         self.field(object, "save", Self::variable_write);
     }
 
-    /// Button and row ids are unique within their step.
-    fn unique_id(&mut self, seen: &mut BTreeMap<&'d str, String>, id: &'d str, noun: &str) {
+    /// Button and row ids are unique within their step (`all`: every id of the step, so a
+    /// renamed duplicate takes a free one).
+    fn unique_id(
+        &mut self,
+        seen: &mut BTreeMap<&'d str, String>,
+        id: &'d str,
+        noun: &str,
+        all: &[&str],
+    ) {
         if let Some(first) = seen.get(id) {
             self.issue(format!("duplicate {noun} id \"{id}\" (first at {first})"));
+            let new = free_name(id, |name| all.contains(&name));
+            let fix = (new.chars().count() <= MAX_ROW_ID.min(MAX_BUTTON_ID)).then(|| {
+                Fix::safe(
+                    format!(
+                        "rename the duplicate {noun} id \"{}\" to \"{new}\"",
+                        short(id)
+                    ),
+                    replace_patch(&self.path, &Value::from(id), Value::from(new.as_str())),
+                )
+            });
+            self.with_fix(fix);
         } else {
             seen.insert(id, self.path.trim_end_matches("/id").to_owned());
+        }
+    }
+
+    /// A title of at most `max` characters; one over the limit gets a fix that cuts it with
+    /// `…`, as the migrator cuts menu titles.
+    fn title(&mut self, value: &'d Value, max: usize) {
+        if self.text(value, 1, max).is_some() {
+            return;
+        }
+        if let Some(title) = value.as_str()
+            && let Some((at, _)) = title.char_indices().nth(max - 1)
+        {
+            let cut = format!("{}…", title[..at].trim_end());
+            self.with_fix(Some(Fix::safe(
+                format!("cut the title to {max} characters: \"{cut}\""),
+                replace_patch(&self.path, value, Value::from(cut)),
+            )));
         }
     }
 
@@ -920,19 +1083,23 @@ impl<'d> Validator<'d> {
                 ));
             }
             let mut seen: BTreeMap<&str, String> = BTreeMap::new();
+            let all: Vec<&str> = sections
+                .iter()
+                .filter_map(|s| s.get("rows").and_then(Value::as_array))
+                .flatten()
+                .filter_map(|r| r.get("id").and_then(Value::as_str))
+                .collect();
             v.each(sections, |v, _, section| {
                 let Some(section) = v.object(section, "an object (a section)") else {
                     return;
                 };
                 v.required(section, &["rows"]);
-                v.field(section, "title", |v, value| {
-                    v.text(value, 1, MAX_SECTION_TITLE);
-                });
+                v.field(section, "title", |v, value| v.title(value, MAX_SECTION_TITLE));
                 v.field(section, "rows", |v, value| {
                     let Some(rows) = v.array(value, 1, MAX_SECTION_ROWS, "rows") else {
                         return;
                     };
-                    v.each(rows, |v, _, row| v.row(row, &mut seen));
+                    v.each(rows, |v, _, row| v.row(row, &mut seen, &all));
                 });
                 v.unknown(section, &SECTION);
             });
@@ -941,19 +1108,17 @@ impl<'d> Validator<'d> {
         self.field(object, "save", Self::variable_write);
     }
 
-    fn row(&mut self, row: &'d Value, seen: &mut BTreeMap<&'d str, String>) {
+    fn row(&mut self, row: &'d Value, seen: &mut BTreeMap<&'d str, String>, all: &[&str]) {
         let Some(row) = self.object(row, "an object (a row)") else {
             return;
         };
         self.required(row, &["id", "title"]);
         self.field(row, "id", |v, value| {
             if let Some(id) = v.text(value, 1, MAX_ROW_ID) {
-                v.unique_id(seen, id, "row");
+                v.unique_id(seen, id, "row", all);
             }
         });
-        self.field(row, "title", |v, value| {
-            v.text(value, 1, MAX_ROW_TITLE);
-        });
+        self.field(row, "title", |v, value| v.title(value, MAX_ROW_TITLE));
         self.field(row, "description", |v, value| {
             v.text(value, 1, MAX_ROW_DESCRIPTION);
         });
@@ -1001,7 +1166,7 @@ impl<'d> Validator<'d> {
         });
         self.field(object, "pattern", |v, value| {
             if input.is_some_and(|i| i != "text") {
-                v.issue("\"pattern\" is only allowed with input \"text\"".to_owned());
+                v.key_issue("\"pattern\" is only allowed with input \"text\"".to_owned());
             } else if let Some(pattern) = v.text(value, 1, usize::MAX) {
                 v.regex(pattern);
             }
@@ -1065,7 +1230,10 @@ impl<'d> Validator<'d> {
                 }
                 self.unknown(object, &[key]);
             }
-            _ => self.issue("must have exactly one of \"all\", \"any\", \"not\"".to_owned()),
+            _ => self.issue(format!(
+                "must have exactly one of \"all\", \"any\", \"not\", found {}",
+                quoted_list(&composite).replace(", ", " and ")
+            )),
         }
     }
 
@@ -1084,22 +1252,25 @@ impl<'d> Validator<'d> {
             op = v.one_of(value, &OPS);
         });
         self.field(object, "value", |v, value| match op {
-            Some("exists") => v.issue("\"value\" is not allowed with op \"exists\"".to_owned()),
+            Some("exists") => v.key_issue("\"value\" is not allowed with op \"exists\"".to_owned()),
             Some("eq" | "ne") => {
                 if is_scalar(value) {
                     v.non_empty_if_string(value);
                 } else {
-                    v.issue("must be a string, number, boolean or null".to_owned());
+                    v.issue(format!(
+                        "must be a string, number, boolean or null, found {}",
+                        kind_of(value)
+                    ));
                 }
             }
             Some("lt" | "lte" | "gt" | "gte") if !value.is_number() => {
-                v.issue("must be a number".to_owned());
+                v.issue(format!("must be a number, found {}", literal(value)));
             }
             Some("contains" | "startsWith") => {
                 if value.is_string() {
                     v.non_empty_if_string(value);
                 } else {
-                    v.issue("must be a string".to_owned());
+                    v.issue(format!("must be a string, found {}", literal(value)));
                 }
             }
             Some("matches") => {
@@ -1108,12 +1279,19 @@ impl<'d> Validator<'d> {
                 }
             }
             Some("in") => {
-                let ok = value.as_array().is_some_and(|items| {
-                    (1..=MAX_IN_VALUES).contains(&items.len()) && items.iter().all(is_scalar)
-                });
-                if !ok {
+                let found = match value.as_array() {
+                    None => Some(kind_of(value).to_owned()),
+                    Some(items) if !(1..=MAX_IN_VALUES).contains(&items.len()) => {
+                        Some(items.len().to_string())
+                    }
+                    Some(items) => items
+                        .iter()
+                        .find(|item| !is_scalar(item))
+                        .map(|item| format!("{} among them", kind_of(item))),
+                };
+                if let Some(found) = found {
                     v.issue(format!(
-                        "must be an array of 1-{MAX_IN_VALUES} strings, numbers, booleans or nulls"
+                        "must be an array of 1-{MAX_IN_VALUES} strings, numbers, booleans or nulls, found {found}"
                     ));
                 }
                 // Still check the elements: each empty string is reported.
@@ -1132,7 +1310,10 @@ impl<'d> Validator<'d> {
             if is_scalar(value) {
                 v.non_empty_if_string(value);
             } else {
-                v.issue("must be a string, number, boolean or null".to_owned());
+                v.issue(format!(
+                    "must be a string, number, boolean or null, found {}",
+                    kind_of(value)
+                ));
             }
         });
     }
@@ -1192,6 +1373,15 @@ impl<'d> Validator<'d> {
             }
         }
         true
+    }
+}
+
+/// A name that does not fit its pattern, for "found …": the text itself, or what else it is.
+fn found_name(value: &Value) -> String {
+    match value {
+        Value::String(s) if s.is_empty() => "an empty string".to_owned(),
+        Value::String(_) => literal(value),
+        _ => kind_of(value).to_owned(),
     }
 }
 

@@ -14,6 +14,9 @@
 //! - a malformed line answers `-32700` with `id: null`; a structurally invalid request answers
 //!   `-32600`; responses sent by the peer and notifications (even malformed ones) are never
 //!   answered;
+//! - every answer is compact JSON on one line with U+0085, U+2028 and U+2029 escaped
+//!   ([`to_json_line`]),
+//!   so a client splitting lines the Unicode way (Python's `str.splitlines()`) gets whole messages;
 //! - a JSON array is a batch, answered with an array of the responses (notifications left
 //!   out); a batch of only notifications gets no answer; `[]`, or a batch of more than
 //!   [`MAX_BATCH_LENGTH`] messages, answers `-32600`.
@@ -28,10 +31,12 @@
 //! ```
 
 mod framer;
+mod line;
 mod message;
 mod process;
 
 pub use framer::{Frame, LineFramer, read_frames};
+pub use line::{escape_line_separators, to_json_line};
 pub use message::{ErrorObject, Id, Message, Notification, Request, Response, codes};
 pub use process::{
     Incoming, MAX_BATCH_LENGTH, classify, process_frame, process_text, process_value,

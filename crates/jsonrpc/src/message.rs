@@ -165,10 +165,10 @@ impl Response {
         self
     }
 
-    /// The compact one-line JSON text of this response.
+    /// The compact one-line JSON text of this response (U+0085, U+2028 and U+2029 escaped, see
+    /// [`crate::to_json_line`]).
     pub fn to_line(&self) -> String {
-        // Serializing a tree of `Value`s into a `String` cannot fail (keys are strings).
-        serde_json::to_string(self).unwrap_or_default()
+        crate::to_json_line(self)
     }
 
     /// This response as a JSON value.

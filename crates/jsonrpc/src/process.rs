@@ -153,7 +153,7 @@ pub fn process_text(
     };
     answer(value, handle).map(|answer| match answer {
         Answer::Single(response) => response.to_line(),
-        Answer::Batch(responses) => serde_json::to_string(&responses).unwrap_or_default(),
+        Answer::Batch(responses) => crate::to_json_line(&responses),
     })
 }
 

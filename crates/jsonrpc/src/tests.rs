@@ -298,6 +298,21 @@ proptest! {
         }
     }
 
+    /// Whatever the strings hold, the line is one line for Python's `str.splitlines()` (which
+    /// breaks on U+000A-U+000D, U+001C-U+001E, U+0085, U+2028 and U+2029) and the same value;
+    /// a string without those characters is written exactly as serde_json writes it.
+    #[test]
+    fn a_line_never_holds_a_line_separator(text in "[a\u{2028}\u{2029}\u{85}\u{84}\u{b}\u{c}\u{1c}-\u{1e}\u{e2}\u{2027}\u{202a}\u{20ac}\n\r]{0,16}") {
+        let value = json!({"jsonrpc":"2.0","id":1,"result":{ text.clone(): [text.clone()] }});
+        let line = crate::to_json_line(&value);
+        prop_assert!(!line.contains(['\u{85}', '\u{2028}', '\u{2029}', '\n', '\r', '\u{b}', '\u{c}', '\u{1c}', '\u{1d}', '\u{1e}']), "{:?}", line);
+        prop_assert_eq!(serde_json::from_str::<Value>(&line).expect("json"), value.clone());
+        let plain = serde_json::to_string(&value).expect("json");
+        if !text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
+            prop_assert_eq!(line, plain, "nothing else changes");
+        }
+    }
+
     /// Each request line is answered once, with its own id, whatever its strings hold.
     #[test]
     fn requests_round_trip(ids in proptest::collection::vec(any::<i64>(), 1..10), text in "\\PC{0,30}") {
@@ -400,4 +415,23 @@ fn integer_ids_beyond_64_bits_are_invalid_requests() {
     let answers = run("{\"jsonrpc\":\"2.0\",\"id\":18446744073709551616,\"method\":\"a\"}\n");
     assert_eq!(answers[0]["error"]["code"], -32600);
     assert_eq!(answers[0]["id"], Value::Null);
+}
+
+#[test]
+fn separators_are_escaped_in_single_and_batch_answers() {
+    let input = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\u{2028}b\u{2029}c\u{85}\"}\n\
+                 [{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"\u{2029}\"}]\n";
+    let answers = run_chunked(input.as_bytes(), &[usize::MAX], 200);
+    assert_eq!(
+        answers,
+        [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"echo":"a\u2028b\u2029c\u0085","params":null}}"#,
+            r#"[{"jsonrpc":"2.0","id":2,"result":{"echo":"\u2029","params":null}}]"#,
+        ]
+    );
+    assert_eq!(
+        crate::escape_line_separators("\u{2027}\u{20ac}\u{84}\u{2028}".to_owned()),
+        "\u{2027}\u{20ac}\u{84}\\u2028",
+        "other characters led by 0xE2 or 0xC2 stay as they are"
+    );
 }

@@ -3,9 +3,15 @@
 //! agent never disagree.
 //!
 //! Exit codes: 0 when no file has an error-severity finding, 1 when one has (an invalid
-//! document, a document that needs `flow_migrate`, or an error diagnostic), 2 on a usage error
-//! or a file that cannot be read or is not JSON (the message names the file). Every file is
-//! read before anything is printed, so a failed read leaves stdout empty.
+//! document, a checked file that is not JSON, a document that needs `flow_migrate`, or an error
+//! diagnostic), 2 on a usage error, a file that cannot be read, or a `--subflows` file that is
+//! not JSON (the message names the file, line and column). Every file is read before anything
+//! is printed, so a failed read leaves stdout empty.
+//!
+//! Files are read with positions (`botmesh_flow_schema::parse_with_positions`): every finding
+//! carries the line and column of the member its pointer names (the key of an unknown
+//! property, the value otherwise), and a checked file that is not JSON is one `not-json` error
+//! at the line and column where it stops being JSON.
 //!
 //! `--subflows` may be repeated; a directory contributes its `*.json` files in name order. A
 //! checked file that is also among the subflows is left out of its own subflow set.
@@ -15,7 +21,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use botmesh_flow_analyzer::{self as analyzer, ReportFormat, Value};
+use botmesh_flow_analyzer::{
+    self as analyzer, ReportFormat, SourceMap, SyntaxError, Value, parse_with_positions,
+};
 
 const USAGE: &str =
     "usage: botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...
@@ -76,7 +84,6 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
 /// A file read and parsed.
 pub(crate) struct Loaded {
     pub(crate) name: String,
-    pub(crate) path: PathBuf,
     pub(crate) document: Value,
 }
 
@@ -85,10 +92,24 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {name}: {}", io_error_kind(&e)))?;
     let document = analyzer::parse_source(&name, &text).map_err(|e| e.to_string())?;
-    Ok(Loaded {
+    Ok(Loaded { name, document })
+}
+
+/// A file read with positions: its document and source map, or why its text is not JSON.
+struct Located {
+    name: String,
+    path: PathBuf,
+    parsed: Result<(Value, SourceMap), SyntaxError>,
+}
+
+fn load_located(path: &Path) -> Result<Located, String> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {name}: {}", io_error_kind(&e)))?;
+    Ok(Located {
+        parsed: parse_with_positions(&text),
         name,
         path: path.to_owned(),
-        document,
     })
 }
 
@@ -142,27 +163,50 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 
 /// Reads every file, then checks each; returns the report text and whether an error was found.
 fn execute(args: &Args) -> Result<(String, bool), String> {
-    let subflows: Vec<Loaded> = subflow_files(&args.subflows)?
+    let subflows: Vec<Located> = subflow_files(&args.subflows)?
         .iter()
-        .map(|p| load(p))
+        .map(|p| load_located(p))
         .collect::<Result<_, _>>()?;
-    let documents: Vec<Loaded> = args
+    let mut subflow_set = Vec::with_capacity(subflows.len());
+    for subflow in &subflows {
+        match &subflow.parsed {
+            Ok((document, map)) => subflow_set.push((subflow, document, map)),
+            Err(error) => return Err(format!("{} is {error}", subflow.name)),
+        }
+    }
+    let documents: Vec<Located> = args
         .files
         .iter()
-        .map(|p| load(p))
+        .map(|p| load_located(p))
         .collect::<Result<_, _>>()?;
     let mut reports = Vec::with_capacity(documents.len());
     for document in &documents {
-        let set: Vec<(&str, &Value)> = subflows
+        let (value, map) = match &document.parsed {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                reports.push(analyzer::FileReport::not_json(&document.name, error));
+                continue;
+            }
+        };
+        let members: Vec<_> = subflow_set
             .iter()
-            .filter(|s| !same_file(&s.path, &document.path))
-            .map(|s| (s.name.as_str(), &s.document))
+            .filter(|(s, _, _)| !same_file(&s.path, &document.path))
             .collect();
-        reports.push(analyzer::check_document(
-            &document.name,
-            &document.document,
-            &set,
-        ));
+        let set: Vec<(&str, &Value)> = members
+            .iter()
+            .map(|(s, value, _)| (s.name.as_str(), *value))
+            .collect();
+        let mut report = analyzer::check_document(&document.name, value, &set);
+        report.locate(|file| {
+            if file == document.name {
+                return Some(map);
+            }
+            members
+                .iter()
+                .find(|(s, _, _)| s.name == file)
+                .map(|(_, _, map)| *map)
+        });
+        reports.push(report);
     }
     let failed = reports.iter().any(analyzer::FileReport::has_errors);
     Ok((analyzer::render_report(&reports, args.format), failed))
@@ -291,15 +335,34 @@ mod tests {
             format!("cannot read {}: entity not found", missing.display())
         );
         let not_json = dir.join("broken.json");
-        std::fs::write(&not_json, "{ nope").unwrap();
+        std::fs::write(&not_json, "{\n  \"id\": \"é\", nope").unwrap();
         let args = Args {
-            files: vec![good, not_json.clone()],
+            files: vec![good.clone(), not_json.clone()],
             ..args
         };
-        let error = execute(&args).unwrap_err();
-        assert!(
-            error.starts_with(&format!("{} is not JSON: ", not_json.display())),
-            "{error}"
+        // A checked file that is not JSON is an error finding at the line and column.
+        let (report, failed) = execute(&args).unwrap();
+        assert!(failed);
+        assert_eq!(
+            report,
+            format!(
+                "{}:2:14: error[not-json] (root): the file is not JSON: key must be a string\nchecked 2 files: 1 error, 0 warnings, 0 infos\n",
+                not_json.display()
+            )
+        );
+        // A subflow that is not JSON cannot join the set: exit 2, naming the place.
+        let error = execute(&Args {
+            subflows: vec![not_json.clone()],
+            files: vec![good],
+            ..args
+        })
+        .unwrap_err();
+        assert_eq!(
+            error,
+            format!(
+                "{} is not JSON: key must be a string at line 2 column 14",
+                not_json.display()
+            )
         );
     }
 

@@ -172,7 +172,9 @@ fn error_body(code: i64, message: &str, data: Option<Value>) -> Bytes {
     if let Some(data) = data {
         error["data"] = data;
     }
-    Bytes::from(json!({ "jsonrpc": "2.0", "id": null, "error": error }).to_string())
+    Bytes::from(botmesh_mcp::json_line(
+        &json!({ "jsonrpc": "2.0", "id": null, "error": error }),
+    ))
 }
 
 fn response(status: StatusCode, content_type: Option<&'static str>, body: Bytes) -> Response<Body> {
@@ -850,10 +852,18 @@ fn batch_refused() -> Response<Body> {
 
 fn body_of(answer: &Value, reply: Reply) -> (&'static str, Bytes) {
     match reply {
-        Reply::Json => ("application/json", Bytes::from(answer.to_string())),
+        // Written like the stdio lines (U+0085, U+2028, U+2029 escaped): an SSE `data:` line
+        // and a line-splitting client must get the message whole.
+        Reply::Json => (
+            "application/json",
+            Bytes::from(botmesh_mcp::json_line(answer)),
+        ),
         Reply::EventStream => (
             "text/event-stream",
-            Bytes::from(format!("event: message\ndata: {answer}\n\n")),
+            Bytes::from(format!(
+                "event: message\ndata: {}\n\n",
+                botmesh_mcp::json_line(answer)
+            )),
         ),
     }
 }

@@ -55,6 +55,19 @@ pub const EXAMPLE_FLOW_DOCUMENT: &str = botmesh_flow_schema::EXAMPLE_FLOW_DOCUME
 /// The default largest message, in characters (16 Mi).
 pub const DEFAULT_MAX_MESSAGE_LENGTH: usize = botmesh_jsonrpc::DEFAULT_MAX_MESSAGE_LENGTH;
 
+/// The compact JSON text of a message as the server writes it: one line, with U+0085, U+2028
+/// and U+2029 escaped inside strings so a client that splits lines the Unicode way (Python's
+/// `str.splitlines()`) never cuts a message. A transport that serializes its own answers (the
+/// HTTP one) writes them with this.
+///
+/// ```
+/// let line = botmesh_mcp::json_line(&serde_json::json!({ "text": "a\u{2028}b" }));
+/// assert_eq!(line, r#"{"text":"a\u2028b"}"#);
+/// ```
+pub fn json_line(value: &serde_json::Value) -> String {
+    botmesh_jsonrpc::to_json_line(value)
+}
+
 /// No semver promise: the framing, the tool catalogue and the libraries behind the tools, for
 /// programs that accept breakage. The [`McpServer`] methods whose signatures name these types
 /// live here as functions.

@@ -227,12 +227,22 @@ fn argument_checks_are_tool_errors_with_one_sentence() {
         (
             "flow_validate",
             json!({"doc": {}}),
-            "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"fullText\")",
+            "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"documentText\", \"fullText\")",
         ),
         (
             "flow_validate",
             json!({}),
-            "invalid arguments for flow_validate: missing required argument \"document\"",
+            "invalid arguments for flow_validate: missing required argument \"document\" (or \"documentText\", the document as JSON text)",
+        ),
+        (
+            "flow_analyze",
+            json!({"document": {}, "documentText": "{}"}),
+            "invalid arguments for flow_analyze: give either \"document\" or \"documentText\", not both",
+        ),
+        (
+            "flow_validate",
+            json!({"documentText": {}}),
+            "invalid arguments for flow_validate: argument \"documentText\" must be a string, not an object",
         ),
         (
             "flow_validate",
@@ -1182,5 +1192,62 @@ fn base64_matches_rfc_4648_test_vectors() {
         ("foobar", "Zm9vYmFy"),
     ] {
         assert_eq!(crate::tools::base64(input.as_bytes()), output);
+    }
+}
+
+#[test]
+fn document_text_gives_positions_and_a_text_that_is_not_json_is_invalid() {
+    let text = "{\n  \"version\": 2,\n  \"id\": \"t\",\n  \"steps\": [\n    { \"id\": \"a\", \"kind\": \"message\", \"text\": \"hi\", \"goto\": \"b\" },\n    { \"id\": \"b\", \"kind\": \"end\" },\n    { \"id\": \"c\", \"kind\": \"end\" }\n  ]\n}\n";
+    let out = answers(
+        test_server(),
+        &call(1, "flow_validate", json!({ "documentText": text })),
+    );
+    let result = &out[0]["result"]["structuredContent"];
+    assert_eq!(
+        result["issues"],
+        json!([{ "path": "/steps/0/goto", "message": "unknown property \"goto\" (did you mean \"next\"?)",
+                 "line": 5, "column": 51, "endLine": 5, "endColumn": 57 }])
+    );
+    // With the key fixed, the lint's diagnostics point at their steps.
+    let fixed = text.replace("\"goto\"", "\"next\"");
+    let out = answers(
+        test_server(),
+        &call(
+            1,
+            "flow_analyze",
+            json!({ "documentText": fixed, "format": "json" }),
+        ),
+    );
+    let result = &out[0]["result"]["structuredContent"];
+    assert_eq!(result["valid"], true);
+    let unreachable = result["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "unreachable-step")
+        .expect("step c is unreachable");
+    assert_eq!(
+        [
+            &unreachable["line"],
+            &unreachable["column"],
+            &unreachable["endColumn"]
+        ],
+        [7, 5, 33]
+    );
+    // Not JSON: a successful call, valid false, naming the line and column.
+    for tool in ["flow_validate", "flow_analyze"] {
+        let out = answers(
+            test_server(),
+            &call(1, tool, json!({ "documentText": "{\n  \"id\": \"a\",\n}" })),
+        );
+        let result = &out[0]["result"];
+        assert_eq!(result.get("isError"), None, "{tool}");
+        let issue = &result["structuredContent"]["issues"][0];
+        assert_eq!(result["structuredContent"]["valid"], false);
+        assert_eq!(
+            issue["message"],
+            "the text is not JSON: trailing comma at line 3 column 1"
+        );
+        assert_eq!([&issue["line"], &issue["column"]], [3, 1]);
     }
 }

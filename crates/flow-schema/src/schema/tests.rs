@@ -925,7 +925,10 @@ fn schema_and_validate_agree_on_empty_value_strings() {
         let issues = validate(&document).issues;
         assert_eq!(issues.len(), 1, "{issues:?}");
         assert_eq!(issues[0].path, path);
-        assert_eq!(issues[0].message, "must be a non-empty string");
+        assert_eq!(
+            issues[0].message,
+            "must be a non-empty string, found an empty string"
+        );
     }
     for (_, document) in place(json!("é")) {
         assert!(checker.is_valid(&document), "schema rejects {document}");

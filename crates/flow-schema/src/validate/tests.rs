@@ -95,8 +95,8 @@ fn version_other_than_2_is_one_issue_that_says_to_migrate() {
     check(
         json!([1, 2]),
         expect![[r#"
-        : must be an object (a flow document)
-    "#]],
+            : must be an object (a flow document), found an array
+        "#]],
     );
 }
 
@@ -130,21 +130,21 @@ fn top_level_metadata_trigger_and_variables() {
         }),
         expect![[r#"
             : missing required property "steps"
-            /$schema: must be a non-empty string
-            /id: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-"
-            /metadata/title: must be a string of 1-120 characters
-            /metadata/description: must be a string of 1-1000 characters
-            /metadata/locale: must be a locale such as "en" or "pt-BR"
-            /metadata/tags/1: must be a string of 1-40 characters
+            /$schema: must be a non-empty string, found an empty string
+            /id: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Pizza Order"
+            /metadata/title: must be a string of 1-120 characters, found an empty string
+            /metadata/description: must be a string of 1-1000 characters, found 1001
+            /metadata/locale: must be a locale such as "en" or "pt-BR", found "es_ES"
+            /metadata/tags/1: must be a string of 1-40 characters, found 41
             /metadata/tags/2: duplicate tag "food" (first at /metadata/tags/0)
             /metadata/author: unknown property "author"
-            /trigger/keywords: must be an array of 1-50 keywords
-            /trigger/match: must be one of "exact", "contains", "startsWith"
-            /trigger/fallback: must be a boolean
+            /trigger/keywords: must be an array of 1-50 keywords, found 0
+            /trigger/match: must be one of "exact", "contains", "startsWith", found "startswith"
+            /trigger/fallback: must be a boolean, found "yes"
             /variables/Name: invalid variable name "Name": must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
-            /variables/age/type: must be one of "string", "number", "boolean"
-            /variables/vip/default: must be a boolean (the declared type)
-            /variables/vip/description: must be a string of 1-200 characters
+            /variables/age/type: must be one of "string", "number", "boolean", found "int"
+            /variables/vip/default: must be a boolean (the declared type), found a string
+            /variables/vip/description: must be a string of 1-200 characters, found an empty string
             /variables/vip/defualt: unknown property "defualt" (did you mean "default"?)
             /a~1b~0c: unknown property "a/b~c"
             /name: unknown property "name"
@@ -155,8 +155,8 @@ fn top_level_metadata_trigger_and_variables() {
         json!({ "version": 2, "id": "a", "variables": many, "steps": [], "trigger": { "keywords": ["hi", "hi"] } }),
         expect![[r#"
             /trigger/keywords/1: duplicate keyword "hi" (first at /trigger/keywords/0)
-            /variables: must be an object of at most 100 variables
-            /steps: must be an array of 1-500 steps
+            /variables: must be an object of at most 100 variables, found 101
+            /steps: must be an array of 1-500 steps, found 0
         "#]],
     );
 }
@@ -177,22 +177,55 @@ fn step_ids_kinds_and_properties() {
             { "id": "f", "kind": "handoff", "queue": "q".repeat(65), "text": "", "next": "a" },
         ])),
         expect![[r#"
-            /steps/0: must be an object (a step)
+            /steps/0: must be an object (a step), found a string
             /steps/1: missing required property "id"
             /steps/1: missing required property "kind"
             /steps/2/kind: unknown step kind "mesage" (did you mean "message"?)
             /steps/3/kind: unknown step kind "carousel": must be one of "message", "media", "buttons", "list", "template", "location", "ask", "branch", "set", "delay", "action", "subflow", "handoff", "end"
-            /steps/4/kind: must be one of "message", "media", "buttons", "list", "template", "location", "ask", "branch", "set", "delay", "action", "subflow", "handoff", "end"
+            /steps/4/kind: must be one of "message", "media", "buttons", "list", "template", "location", "ask", "branch", "set", "delay", "action", "subflow", "handoff", "end", found 5
             /steps/5/id: duplicate step id "a" (first at /steps/2)
             /steps/5/goto: unknown property "goto" (did you mean "next"?)
             /steps/5/type: unknown property "type" (did you mean "kind"?)
-            /steps/6/id: must be a step id: a letter, then up to 63 letters, digits, "_" or "-"
+            /steps/6/id: must be a step id: a letter, then up to 63 letters, digits, "_" or "-", found "9lives"
             /steps/6/buttons: "buttons" is not allowed on a message step
             /steps/7/next: "next" is not allowed on an end step
             /steps/8/next: "next" is not allowed on a branch step
-            /steps/9/queue: must be a string of 1-64 characters
-            /steps/9/text: must be a string of 1-1024 characters
+            /steps/9/queue: must be a string of 1-64 characters, found 65
+            /steps/9/text: must be a string of 1-1024 characters, found an empty string
             /steps/9/next: "next" is not allowed on a handoff step
+        "#]],
+    );
+}
+
+/// Other platforms' names and the names of versions 0 and 1 get the name this version uses.
+#[test]
+fn kinds_and_properties_other_tools_use() {
+    check(
+        with_steps(json!([
+            { "id": "a", "kind": "transfer", "queue": "sales" },
+            { "id": "b", "kind": "agent" },
+            { "id": "c", "kind": "input", "text": "?", "save": "x" },
+            { "id": "d", "kind": "prompt" },
+            { "id": "e", "kind": "question" },
+            { "id": "f", "kind": "text", "text": "hi" },
+            { "id": "g", "kind": "menu", "options": ["a", "b"] },
+            { "id": "h", "kind": "buttons", "text": "?", "choices": [], "buttons": [{ "id": "y", "title": "Yes" }] },
+            { "id": "i", "kind": "list", "text": "?", "button": "Pick", "options": [], "sections": [{ "rows": [{ "id": "r", "title": "R" }] }] },
+            { "id": "j", "kind": "message", "text": "hi", "goto": "a" },
+            { "id": "k", "kind": "end" },
+        ])),
+        expect![[r#"
+            /steps/0/kind: unknown step kind "transfer" (did you mean "handoff"?)
+            /steps/1/kind: unknown step kind "agent" (did you mean "handoff"?)
+            /steps/2/kind: unknown step kind "input" (did you mean "ask"?)
+            /steps/3/kind: unknown step kind "prompt" (did you mean "ask"?)
+            /steps/4/kind: unknown step kind "question" (did you mean "ask"? "question" is the version 0 name, which flow_migrate converts)
+            /steps/5/kind: unknown step kind "text" (did you mean "message"? "text" is the version 0 name, which flow_migrate converts)
+            /steps/6/kind: unknown step kind "menu": version 0's menu, which flow_migrate turns into "buttons" (up to 3 options) or "list"
+            /steps/6/options: unknown property "options"
+            /steps/7/choices: unknown property "choices" (did you mean "buttons"?)
+            /steps/8/options: unknown property "options" (did you mean "sections"?)
+            /steps/9/goto: unknown property "goto" (did you mean "next"?)
         "#]],
     );
 }
@@ -209,7 +242,7 @@ fn references_between_steps() {
         expect![[r#"
             /steps/0/next: unknown step "pay" in next (did you mean "pay_now"?)
             /steps/1/onFail: unknown step "strat" in onFail (did you mean "start"?)
-            /steps/1/next: must be a step id: a letter, then up to 63 letters, digits, "_" or "-"
+            /steps/1/next: must be a step id: a letter, then up to 63 letters, digits, "_" or "-", found "bad id"
             /steps/2/cases/0/next: unknown step "nowhere" in next
         "#]],
     );
@@ -228,22 +261,22 @@ fn sending_steps() {
             { "id": "end", "kind": "end", "text": "😀".repeat(4097) },
         ])),
         expect![[r#"
-            /steps/0/media: must be one of "image", "video", "audio", "document", "sticker"
-            /steps/0/url: must be an https:// URL of at most 2048 characters without spaces or control characters
-            /steps/1/url: must be an https:// URL of at most 2048 characters without spaces or control characters
+            /steps/0/media: must be one of "image", "video", "audio", "document", "sticker", found "gif"
+            /steps/0/url: must be an https:// URL of at most 2048 characters without spaces or control characters, found "http://x.com/a.png"
+            /steps/1/url: must be an https:// URL of at most 2048 characters without spaces or control characters, found "https://x.com/a b.ogg"
             /steps/1/caption: "caption" is not allowed for audio media
             /steps/1/filename: "filename" is only allowed for document media
-            /steps/2/caption: must be a string of 1-1024 characters
-            /steps/2/filename: must be a string of 1-240 characters
-            /steps/3/name: must be a template name of 1-512 lowercase letters, digits or "_"
-            /steps/3/language: must be a template language such as "en" or "pt_BR"
-            /steps/3/parameters/0: must be a string of 1-1024 characters
-            /steps/4/parameters: must be an array of at most 20 parameters
-            /steps/5/latitude: must be a number from -90 to 90
-            /steps/5/longitude: must be a number from -180 to 180
-            /steps/5/name: must be a string of 1-100 characters
-            /steps/5/address: must be a string of 1-300 characters
-            /steps/6/text: must be a string of 1-4096 characters
+            /steps/2/caption: must be a string of 1-1024 characters, found 1025
+            /steps/2/filename: must be a string of 1-240 characters, found an empty string
+            /steps/3/name: must be a template name of 1-512 lowercase letters, digits or "_", found "Order-Ready"
+            /steps/3/language: must be a template language such as "en" or "pt_BR", found "pt-BR"
+            /steps/3/parameters/0: must be a string of 1-1024 characters, found an empty string
+            /steps/4/parameters: must be an array of at most 20 parameters, found 21
+            /steps/5/latitude: must be a number from -90 to 90, found 91
+            /steps/5/longitude: must be a number from -180 to 180, found "0"
+            /steps/5/name: must be a string of 1-100 characters, found an empty string
+            /steps/5/address: must be a string of 1-300 characters, found 301
+            /steps/6/text: must be a string of 1-4096 characters, found 4097
         "#]],
     );
 }
@@ -270,22 +303,22 @@ fn buttons_and_lists() {
             { "id": "end", "kind": "end" },
         ])),
         expect![[r#"
-            /steps/0/buttons: must be an array of 1-3 buttons
+            /steps/0/buttons: must be an array of 1-3 buttons, found 4
             /steps/0/buttons/1/id: duplicate button id "x" (first at /steps/0/buttons/0)
-            /steps/0/buttons/1/title: must be a string of 1-20 characters
+            /steps/0/buttons/1/title: must be a string of 1-20 characters, found 21
             /steps/0/buttons/1/next: unknown step "nope" in next
             /steps/0/buttons/2: missing required property "id"
             /steps/0/buttons/2/label: unknown property "label"
-            /steps/0/buttons/3/id: must be a string of 1-256 characters
-            /steps/0/header: must be a string of 1-60 characters
-            /steps/0/footer: must be a string of 1-60 characters
-            /steps/1/button: must be a string of 1-20 characters
+            /steps/0/buttons/3/id: must be a string of 1-256 characters, found an empty string
+            /steps/0/header: must be a string of 1-60 characters, found an empty string
+            /steps/0/footer: must be a string of 1-60 characters, found 61
+            /steps/1/button: must be a string of 1-20 characters, found 28
             /steps/1/sections: a list has at most 10 rows in all sections together, found 11
-            /steps/1/sections/0/title: must be a string of 1-24 characters
+            /steps/1/sections/0/title: must be a string of 1-24 characters, found 25
             /steps/1/sections/1/rows/4/id: duplicate row id "r1" (first at /steps/1/sections/0/rows/0)
-            /steps/1/sections/2/rows: must be an array of 1-10 rows
-            /steps/2/sections/0/rows/0/title: must be a string of 1-24 characters
-            /steps/2/sections/0/rows/0/description: must be a string of 1-72 characters
+            /steps/1/sections/2/rows: must be an array of 1-10 rows, found 0
+            /steps/2/sections/0/rows/0/title: must be a string of 1-24 characters, found 25
+            /steps/2/sections/0/rows/0/description: must be a string of 1-72 characters, found 73
         "#]],
     );
 }
@@ -304,8 +337,8 @@ fn a_menu_saves_the_picked_id_in_a_variable_it_may_write() {
         ])),
         expect![[r#"
             /steps/1/save: cannot write the built-in variable "contact_name" (it is read-only)
-            /steps/3/save: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
-            /steps/4/save: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
+            /steps/3/save: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Pizza Id"
+            /steps/4/save: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found a number
         "#]],
     );
 }
@@ -333,24 +366,24 @@ fn asks_sets_delays_actions_and_subflows() {
         expect![[r#"
             /steps/0/save: cannot write the built-in variable "contact_name" (it is read-only)
             /steps/0/pattern: must be a regular expression in RE2 syntax: look-around, including look-ahead and look-behind, is not supported
-            /steps/0/retries: must be an integer from 0 to 5
+            /steps/0/retries: must be an integer from 0 to 5, found 6
             /steps/1/pattern: "pattern" is only allowed with input "text"
-            /steps/1/retries: must be an integer from 0 to 5
-            /steps/1/retryText: must be a string of 1-1024 characters
-            /steps/2/input: must be one of "text", "number", "email", "phone", "date", "yesno"
+            /steps/1/retries: must be an integer from 0 to 5, found 2.5
+            /steps/1/retryText: must be a string of 1-1024 characters, found an empty string
+            /steps/2/input: must be one of "text", "number", "email", "phone", "date", "yesno", found "txt"
             /steps/2/pattern: must be a regular expression in RE2 syntax: backreferences are not supported
             /steps/3/var: cannot write the built-in variable "last_message" (it is read-only)
-            /steps/3/value: must be a string, number, boolean or null
-            /steps/4/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
-            /steps/4/value: must be a string, number, boolean or null
-            /steps/5/seconds: must be an integer from 1 to 86400
-            /steps/5/typing: must be a boolean
-            /steps/6/seconds: must be an integer from 1 to 86400
-            /steps/7/handler: must be a handler name: a letter, then up to 127 letters, digits, "_" or "."
-            /steps/7/args: must be an object
+            /steps/3/value: must be a string, number, boolean or null, found an object
+            /steps/4/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Total"
+            /steps/4/value: must be a string, number, boolean or null, found an array
+            /steps/5/seconds: must be an integer from 1 to 86400, found 0
+            /steps/5/typing: must be a boolean, found "yes"
+            /steps/6/seconds: must be an integer from 1 to 86400, found 86401
+            /steps/7/handler: must be a handler name: a letter, then up to 127 letters, digits, "_" or ".", found "1abc"
+            /steps/7/args: must be an object, found an array
             /steps/7/save: cannot write the built-in variable "flow_id" (it is read-only)
             /steps/8/args/deep/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: args nest at most 32 levels deep
-            /steps/9/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-"
+            /steps/9/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Payment"
         "#]],
     );
 }
@@ -383,23 +416,23 @@ fn conditions() {
             { "id": "end", "kind": "end" },
         ])),
         expect![[r#"
-            /steps/0/cases/0/when/value: must be a number
+            /steps/0/cases/0/when/value: must be a number, found "5"
             /steps/0/cases/1/when/value: "value" is not allowed with op "exists"
             /steps/0/cases/2/when: missing required property "value"
-            /steps/0/cases/3/when/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
-            /steps/0/cases/3/when/op: must be one of "eq", "ne", "lt", "lte", "gt", "gte", "contains", "startsWith", "matches", "exists", "in"
-            /steps/0/cases/4/when/value: must be an array of 1-50 strings, numbers, booleans or nulls
+            /steps/0/cases/3/when/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Age"
+            /steps/0/cases/3/when/op: must be one of "eq", "ne", "lt", "lte", "gt", "gte", "contains", "startsWith", "matches", "exists", "in", found "equals"
+            /steps/0/cases/4/when/value: must be an array of 1-50 strings, numbers, booleans or nulls, found an array among them
             /steps/0/cases/5/when/value: must be a regular expression in RE2 syntax: unclosed group
-            /steps/0/cases/6/when/value: must be a string
+            /steps/0/cases/6/when/value: must be a string, found 1
             /steps/0/cases/6/when/extra: unknown property "extra"
-            /steps/0/cases/7/when: must have exactly one of "all", "any", "not"
+            /steps/0/cases/7/when: must have exactly one of "all", "any", "not", found "all" and "any"
             /steps/0/cases/8/when/var: unknown property "var"
-            /steps/0/cases/9/when/any/0/all/0/value: must be a string
-            /steps/0/cases/10/when: must be a condition: an object with "var" and "op", or with one of "all", "any", "not"
+            /steps/0/cases/9/when/any/0/all/0/value: must be a string, found null
+            /steps/0/cases/10/when: must be a condition: an object with "var" and "op", or with one of "all", "any", "not", found a string
             /steps/0/cases/11/when/not/not/not/not/not/not/not/not: conditions nest at most 8 levels deep
             /steps/0/cases/12: missing required property "when"
             /steps/0/cases/12/if: unknown property "if"
-            /steps/1/cases: must be an array of 1-20 cases
+            /steps/1/cases: must be an array of 1-20 cases, found 0
         "#]],
     );
 }
@@ -439,24 +472,24 @@ fn value_strings_are_not_empty() {
     check(
         document,
         expect![[r#"
-            /variables/name/default: must be a non-empty string
-            /steps/0/value: must be a non-empty string
-            /steps/3/cases/0/when/value: must be a non-empty string
-            /steps/3/cases/1/when/value: must be a non-empty string
-            /steps/3/cases/2/when/value: must be a non-empty string
-            /steps/3/cases/3/when/value: must be a non-empty string
-            /steps/3/cases/4/when/value/1: must be a non-empty string
-            /steps/3/cases/4/when/value/4: must be a non-empty string
-            /steps/3/cases/5/when/value: must be an array of 1-50 strings, numbers, booleans or nulls
-            /steps/3/cases/5/when/value/1: must be a non-empty string
-            /steps/3/cases/6/when/any/0/not/value: must be a non-empty string
+            /variables/name/default: must be a non-empty string, found an empty string
+            /steps/0/value: must be a non-empty string, found an empty string
+            /steps/3/cases/0/when/value: must be a non-empty string, found an empty string
+            /steps/3/cases/1/when/value: must be a non-empty string, found an empty string
+            /steps/3/cases/2/when/value: must be a non-empty string, found an empty string
+            /steps/3/cases/3/when/value: must be a non-empty string, found an empty string
+            /steps/3/cases/4/when/value/1: must be a non-empty string, found an empty string
+            /steps/3/cases/4/when/value/4: must be a non-empty string, found an empty string
+            /steps/3/cases/5/when/value: must be an array of 1-50 strings, numbers, booleans or nulls, found an array among them
+            /steps/3/cases/5/when/value/1: must be a non-empty string, found an empty string
+            /steps/3/cases/6/when/any/0/not/value: must be a non-empty string, found an empty string
         "#]],
     );
     // An empty default of a number variable is one issue: the type.
     check(
         json!({ "version": 2, "id": "a", "variables": { "n": { "type": "number", "default": "" } }, "steps": [{ "id": "a", "kind": "end" }] }),
         expect![[r#"
-            /variables/n/default: must be a number (the declared type)
+            /variables/n/default: must be a number (the declared type), found a string
         "#]],
     );
 }
@@ -631,4 +664,63 @@ fn quoted_user_text_is_short_and_oversized_documents_get_no_suggestions() {
         validate(&doc).issues[0].message,
         "unknown step \"pay_nw\" in next (did you mean \"pay_now\"?)"
     );
+}
+
+/// The issues whose repair is determined carry a fix: safe ones keep the meaning, unsafe ones
+/// guess; each patch starts with a test of what it changes, and applying every fix of the
+/// document leaves those issues gone.
+#[test]
+fn determined_repairs_carry_fixes() {
+    let document = with_steps(json!([
+        { "id": "a", "type": "message", "text": "hi" },
+        { "id": "b", "kind": "transfer", "queue": "sales" },
+        { "id": "c", "kind": "buttons", "text": "?", "buttons": [
+            { "id": "y", "title": "A title that is much too long" },
+            { "id": "y", "title": "Other", "next": "bey" },
+            { "id": "y_2", "title": "Third" }
+        ] },
+        { "id": "bye", "kind": "end", "txet": "Bye", "ms": 5 },
+    ]));
+    let validation = validate(&document);
+    let fixes: String = validation
+        .issues
+        .iter()
+        .map(|i| match &i.fix {
+            Some(fix) => format!(
+                "{}: {:?} {} {}\n",
+                i.path,
+                fix.applicability,
+                fix.description,
+                serde_json::to_string(&fix.patch).unwrap()
+            ),
+            None => format!("{}: no fix\n", i.path),
+        })
+        .collect();
+    expect![[r#"
+        /steps/0: no fix
+        /steps/0/type: Safe rename "type" to "kind" [{"op":"test","path":"/steps/0/type","value":"message"},{"from":"/steps/0/type","op":"move","path":"/steps/0/kind"}]
+        /steps/1/kind: Safe change kind "transfer" to "handoff" [{"op":"test","path":"/steps/1/kind","value":"transfer"},{"op":"replace","path":"/steps/1/kind","value":"handoff"}]
+        /steps/2/buttons/0/title: Safe cut the title to 20 characters: "A title that is muc…" [{"op":"test","path":"/steps/2/buttons/0/title","value":"A title that is much too long"},{"op":"replace","path":"/steps/2/buttons/0/title","value":"A title that is muc…"}]
+        /steps/2/buttons/1/id: Safe rename the duplicate button id "y" to "y_3" [{"op":"test","path":"/steps/2/buttons/1/id","value":"y"},{"op":"replace","path":"/steps/2/buttons/1/id","value":"y_3"}]
+        /steps/2/buttons/1/next: Unsafe point next at the nearest step id, "bye" (check it is the step meant) [{"op":"test","path":"/steps/2/buttons/1/next","value":"bey"},{"op":"replace","path":"/steps/2/buttons/1/next","value":"bye"}]
+        /steps/3/ms: no fix
+        /steps/3/txet: Safe rename "txet" to "text" [{"op":"test","path":"/steps/3/txet","value":"Bye"},{"from":"/steps/3/txet","op":"move","path":"/steps/3/text"}]
+    "#]]
+    .assert_eq(&fixes);
+    let mut fixed = document.clone();
+    for issue in &validation.issues {
+        if let Some(fix) = &issue.fix {
+            crate::apply_patch(&mut fixed, &fix.patch).unwrap();
+        }
+    }
+    assert_eq!(
+        issues(&fixed),
+        "/steps/3/ms: unknown property \"ms\"\n",
+        "only the issue without a fix is left"
+    );
+    // A stale patch fails at its test instead of changing the document.
+    let patch = &validation.issues[1].fix.as_ref().unwrap().patch;
+    let mut stale = fixed.clone();
+    assert!(crate::apply_patch(&mut stale, patch).is_err());
+    assert_eq!(stale, fixed);
 }

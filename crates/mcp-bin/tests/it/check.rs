@@ -1,5 +1,6 @@
 //! End-to-end tests of `botmesh-mcp check`: the real binary on real files, its exit codes
-//! (0, 1, 2), its three output formats, and an empty stdout when a file cannot be read.
+//! (0, 1, 2), its three output formats with positions, and an empty stdout when a file cannot
+//! be read.
 
 use std::process::Output;
 
@@ -72,14 +73,14 @@ fn an_error_diagnostic_exits_1_in_every_format() {
     assert_eq!(text.status.code(), Some(1));
     assert_eq!(
         stdout(&text),
-        "shop.json: error[missing-subflow] /steps/0/flow: flow \"pay\" is not in the set; pass it in subflows or correct the flow id\n\
+        "shop.json:2:43: error[missing-subflow] /steps/0/flow: flow \"pay\" is not in the set; pass it in subflows or correct the flow id\n\
          checked 1 file: 1 error, 0 warnings, 0 infos\n"
     );
     let github = check(&dir, &["--format", "github", "shop.json"]);
     assert_eq!(github.status.code(), Some(1));
     assert!(
         stdout(&github)
-            .starts_with("::error file=shop.json,title=missing-subflow::/steps/0/flow: "),
+            .starts_with("::error file=shop.json,line=2,col=43,endLine=2,endColumn=48,title=missing-subflow::/steps/0/flow: "),
         "{}",
         stdout(&github)
     );
@@ -88,7 +89,17 @@ fn an_error_diagnostic_exits_1_in_every_format() {
     let report = parse_source("stdout", &stdout(&json)).unwrap();
     assert_eq!(report["summary"]["errors"], 1);
     assert_eq!(report["files"][0]["file"], "shop.json");
-    assert_eq!(report["files"][0]["findings"][0]["code"], "missing-subflow");
+    let finding = &report["files"][0]["findings"][0];
+    assert_eq!(finding["code"], "missing-subflow");
+    assert_eq!(
+        [
+            &finding["line"],
+            &finding["column"],
+            &finding["endLine"],
+            &finding["endColumn"]
+        ],
+        [2, 43, 2, 48]
+    );
     // With its subflow directory, the same file is clean.
     let fixed = check(&dir, &["--subflows", "subflows", "shop.json"]);
     assert_eq!(fixed.status.code(), Some(0), "{}", stdout(&fixed));
@@ -101,7 +112,7 @@ fn warnings_alone_exit_0() {
     let dir = scratch("warnings", &[("w.json", unreachable)]);
     let output = check(&dir, &["w.json"]);
     assert_eq!(output.status.code(), Some(0));
-    assert!(stdout(&output).contains("w.json: warning[unreachable-step] /steps/1: "));
+    assert!(stdout(&output).contains("w.json:2:35: warning[unreachable-step] /steps/1: "));
 }
 
 #[test]
@@ -110,7 +121,7 @@ fn a_document_to_migrate_is_an_error_naming_flow_migrate() {
     let output = check(&dir, &["old.json"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        stdout(&output).starts_with("old.json: error[migration-needed] /version: ")
+        stdout(&output).starts_with("old.json:1:13: error[migration-needed] /version: ")
             && stdout(&output).contains("flow_migrate"),
         "{}",
         stdout(&output)
@@ -129,25 +140,25 @@ fn an_invalid_document_exits_1_with_its_issues() {
     assert!(
         lines[..lines.len() - 1]
             .iter()
-            .all(|l| l.starts_with("bad.json: error[invalid] /")),
+            .all(|l| l.starts_with("bad.json:1:")),
         "{text}"
     );
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("bad.json: error[invalid] /id: ")),
+            .any(|l| l.starts_with("bad.json:1:22: error[invalid] /id: ")),
         "{text}"
     );
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("bad.json: error[invalid] /steps: ")),
+            .any(|l| l.starts_with("bad.json:1:44: error[invalid] /steps: ")),
         "{text}"
     );
 }
 
 #[test]
-fn an_unreadable_file_exits_2_naming_it_with_nothing_on_stdout() {
+fn an_unreadable_file_exits_2_naming_it_with_nothing_on_stdout_and_not_json_is_located() {
     let dir = scratch(
         "unreadable",
         &[("main.json", CLEAN), ("broken.json", "{ nope")],
@@ -160,13 +171,31 @@ fn an_unreadable_file_exits_2_naming_it_with_nothing_on_stdout() {
         "{}",
         stderr(&missing)
     );
+    // A checked file that is not JSON is an error at the place it breaks (exit 1); as a
+    // subflow it cannot join the set (exit 2, nothing on stdout).
     let broken = check(&dir, &["main.json", "broken.json"]);
-    assert_eq!(broken.status.code(), Some(2));
-    assert_eq!(stdout(&broken), "");
+    assert_eq!(broken.status.code(), Some(1));
+    assert_eq!(
+        stdout(&broken),
+        "broken.json:1:3: error[not-json] (root): the file is not JSON: key must be a string\n\
+         checked 2 files: 1 error, 0 warnings, 0 infos\n"
+    );
+    let github = check(&dir, &["--format", "github", "broken.json"]);
     assert!(
-        stderr(&broken).contains("broken.json is not JSON"),
+        stdout(&github).starts_with(
+            "::error file=broken.json,line=1,col=3,endLine=1,endColumn=4,title=not-json::"
+        ),
         "{}",
-        stderr(&broken)
+        stdout(&github)
+    );
+    let broken_subflow = check(&dir, &["--subflows", "broken.json", "main.json"]);
+    assert_eq!(broken_subflow.status.code(), Some(2));
+    assert_eq!(stdout(&broken_subflow), "");
+    assert!(
+        stderr(&broken_subflow)
+            .contains("broken.json is not JSON: key must be a string at line 1 column 3"),
+        "{}",
+        stderr(&broken_subflow)
     );
     let bad_subflow = check(&dir, &["--subflows", "nowhere.json", "main.json"]);
     assert_eq!(bad_subflow.status.code(), Some(2));
@@ -222,7 +251,7 @@ fn windows_paths_with_backslashes_and_drive_letters() {
     let text = check(&dir, &["flows\\shop.json"]);
     assert_eq!(text.status.code(), Some(1));
     assert!(
-        stdout(&text).starts_with("flows\\shop.json: error[missing-subflow] /steps/0/flow: "),
+        stdout(&text).starts_with("flows\\shop.json:2:43: error[missing-subflow] /steps/0/flow: "),
         "{}",
         stdout(&text)
     );

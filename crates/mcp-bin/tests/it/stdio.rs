@@ -79,7 +79,7 @@ fn a_session_over_real_pipes() {
     assert_eq!(answers[2]["result"]["isError"], true);
     assert_eq!(
         answers[2]["result"]["content"][0]["text"],
-        "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"fullText\")"
+        "invalid arguments for flow_validate: unknown argument \"doc\" (accepted: \"document\", \"documentText\", \"fullText\")"
     );
     assert_eq!(answers[3]["result"], json!({}));
 }
@@ -275,4 +275,48 @@ fn flow_render_of_a_set_too_large_to_draw_is_an_error_result_and_the_session_goe
         json!({}),
         "the next request is answered"
     );
+}
+
+/// A client that splits the stream with a Unicode-aware line splitter (Python's
+/// `str.splitlines()` breaks on U+0085, U+2028 and U+2029 too) gets whole messages: the server
+/// writes those characters escaped, in the schema's URL pattern and in any echoed document.
+#[test]
+fn answers_hold_no_raw_unicode_line_separator() {
+    let document = json!({"version": 2, "id": "sep", "steps": [
+        {"id": "hi", "kind": "message", "text": "one\u{2028}two\u{2029}three\u{85}four", "next": "bye"},
+        {"id": "bye", "kind": "end"}
+    ]});
+    let input = [
+        INIT.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flow_schema","arguments":{}}}"#.to_owned(),
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"flow_migrate","arguments":{"document": document}}}).to_string(),
+        json!([{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"flow_diff","arguments":{"left": document, "right": {"version": 2, "id": "sep", "steps": [{"id": "bye", "kind": "end"}]}}}}]).to_string(),
+    ]
+    .join("\n");
+    let (code, stdout, stderr) = run(&[], &input);
+    assert_eq!(code, 0, "{stderr}");
+    for separator in ['\u{85}', '\u{2028}', '\u{2029}'] {
+        assert!(!stdout.contains(separator), "raw {separator:?} on stdout");
+    }
+    // What such a client does: split the Unicode way, parse every piece.
+    let pieces: Vec<&str> = stdout
+        .split([
+            '\n', '\r', '\u{b}', '\u{c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}',
+            '\u{2029}',
+        ])
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert_eq!(pieces.len(), 4, "one piece per answer");
+    let answers: Vec<Value> = pieces
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("each piece is a whole JSON message"))
+        .collect();
+    assert!(stdout.contains("\\u2028"), "written as an escape");
+    assert_eq!(
+        answers[2]["result"]["structuredContent"]["document"]["steps"][0]["text"],
+        "one\u{2028}two\u{2029}three\u{85}four",
+        "the escaped text is the same string"
+    );
+    assert_eq!(answers[3][0]["id"], 4, "a batch answer is escaped too");
 }

@@ -436,3 +436,20 @@ fn stateless_posts_must_repeat_the_body_in_their_routing_headers() {
     );
     assert_eq!(reply.json()["error"]["code"], -32601);
 }
+
+#[test]
+fn line_separators_are_escaped_in_answers() {
+    let server = open();
+    let session = open_session(&server, "2025-06-18", &[]);
+    let with = [("Mcp-Session-Id", session.as_str())];
+    // flow_schema's URL pattern holds U+2028 and U+2029 (as characters it refuses).
+    let reply = post(&server, &with, &call(2, "flow_schema", json!({})));
+    assert_eq!(reply.status, 200);
+    assert!(
+        !reply.body.contains(['\u{85}', '\u{2028}', '\u{2029}']),
+        "no raw separator in the body"
+    );
+    assert!(reply.body.contains("\\u2028"), "{}", reply.body);
+    let pattern = &reply.json()["result"]["structuredContent"]["limits"];
+    assert!(!pattern.is_null(), "the schema came back whole");
+}

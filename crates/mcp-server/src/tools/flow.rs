@@ -1,6 +1,10 @@
 //! The flow tools: thin wrappers over `botmesh-flow-schema` and `botmesh-flow-analyzer`.
 
-use super::{arg, bounded_output, document_property, full_text_property, input_schema, to_payload};
+use super::{
+    DocumentSource, arg, bounded_output, document_property, document_source,
+    document_text_property, full_text_property, input_schema, location_properties, not_json_issue,
+    to_payload,
+};
 use crate::catalogue::{Scope, Tool, ToolError, ToolOutput};
 use botmesh_flow_analyzer as analyzer;
 use botmesh_flow_schema as schema;
@@ -10,7 +14,7 @@ use std::sync::OnceLock;
 const DOCUMENT: &str = "A flow document (JSON object).";
 
 fn issues_schema() -> Value {
-    json!({
+    let mut schema = json!({
         "type": "array",
         "description": "Every problem, in document order.",
         "items": {
@@ -21,7 +25,9 @@ fn issues_schema() -> Value {
             },
             "required": ["path", "message"]
         }
-    })
+    });
+    location_properties(&mut schema["items"]["properties"]);
+    schema
 }
 
 pub(super) fn tools() -> Vec<Tool> {
@@ -43,11 +49,16 @@ fn flow_validate() -> Tool {
         description: "Validate a version 2 flow document against the flow contract (shape, limits, patterns, \
          per-kind fields, references): valid, every issue in document order ({ path: JSON \
          Pointer, message: one sentence naming the rule }), and a summary when valid. A version 0 \
-         or 1 document gets one issue: call flow_migrate first.",
+         or 1 document gets one issue: call flow_migrate first. Send documentText (the file's \
+         text) instead of document to get line and column with each issue.",
         scope: Scope::Flow,
         input_schema: input_schema(
-            json!({ "document": document_property(DOCUMENT), "fullText": full_text_property() }),
-            &["document"],
+            json!({
+                "document": document_property(DOCUMENT),
+                "documentText": document_text_property(),
+                "fullText": full_text_property()
+            }),
+            &[],
         ),
         output_schema: json!({
             "type": "object",
@@ -68,7 +79,26 @@ fn flow_validate() -> Tool {
             "required": ["valid", "issues"]
         }),
         handler: Tool::handler(|_, arguments| {
-            let validation = to_payload(schema::validate(arg(arguments, "document")?))?;
+            let source = document_source("flow_validate", arguments)?;
+            let validation = match &source {
+                DocumentSource::NotJson(error) => {
+                    json!({ "valid": false, "issues": [not_json_issue(error, false)] })
+                }
+                _ => {
+                    let document = source.value().unwrap_or(&Value::Null);
+                    let validation = schema::validate(document);
+                    let keys: Vec<bool> = validation.issues.iter().map(|i| i.at_key).collect();
+                    let mut payload = to_payload(validation)?;
+                    if let (Some(map), Some(Value::Array(issues))) =
+                        (source.map(), payload.get_mut("issues"))
+                    {
+                        for (issue, at_key) in issues.iter_mut().zip(keys) {
+                            analyzer::add_location(issue, map, at_key);
+                        }
+                    }
+                    payload
+                }
+            };
             Ok(bounded_output(
                 "flow_validate",
                 validation,
@@ -85,13 +115,15 @@ fn flow_analyze() -> Tool {
         name: "flow_analyze",
         title: "Analyze, draw and lint a flow document",
         description: "Validate a flow document and the subflows it calls, draw its graph (Mermaid by default, \
-         JSON with format: \"json\") and lint the set (12 stable codes). Issues and diagnostics \
+         JSON with format: \"json\") and lint the set (17 stable codes). Issues and diagnostics \
          carry source (\"document\" or \"subflows/N\"), a JSON Pointer and what to change; an \
-         invalid input gives its issues and no drawing.",
+         invalid input gives its issues and no drawing. Send documentText (the file's text) \
+         instead of document to get line and column with the document's findings.",
         scope: Scope::Flow,
         input_schema: input_schema(
             json!({
                 "document": document_property(DOCUMENT),
+                "documentText": document_text_property(),
                 "subflows": super::subflows_property(),
                 "format": {
                     "type": "string",
@@ -107,7 +139,7 @@ fn flow_analyze() -> Tool {
                 },
                 "fullText": full_text_property()
             }),
-            &["document"],
+            &[],
         ),
         output_schema: json!({
             "type": "object",
@@ -125,7 +157,11 @@ fn flow_analyze() -> Tool {
                             "step": { "type": "string" },
                             "path": { "type": "string" },
                             "message": { "type": "string" },
-                            "source": { "type": "string" }
+                            "source": { "type": "string" },
+                            "line": { "type": "integer", "description": "With documentText: line of the member the path names (from 1)." },
+                            "column": { "type": "integer", "description": "With documentText: its column, in characters (from 1)." },
+                            "endLine": { "type": "integer", "description": "With documentText: line of its end." },
+                            "endColumn": { "type": "integer", "description": "With documentText: column just past its last character." }
                         },
                         "required": ["code", "severity", "flow", "path", "message", "source"]
                     }
@@ -153,8 +189,26 @@ fn flow_analyze() -> Tool {
                 .get("subflows")
                 .and_then(Value::as_array)
                 .map_or(&[][..], Vec::as_slice);
-            let analysis =
-                analyzer::analyze(arg(arguments, "document")?, subflows, format, direction);
+            let source = document_source("flow_analyze", arguments)?;
+            let analysis = match &source {
+                DocumentSource::NotJson(error) => json!({
+                    "valid": false,
+                    "issues": [not_json_issue(error, true)],
+                    "diagnostics": [],
+                    "summary": analyzer::AnalysisSummary {
+                        flows: 1 + subflows.len(),
+                        issues: 1,
+                        ..analyzer::AnalysisSummary::default()
+                    },
+                }),
+                _ => analyzer::analyze_located(
+                    source.value().unwrap_or(&Value::Null),
+                    source.map(),
+                    subflows,
+                    format,
+                    direction,
+                ),
+            };
             Ok(bounded_output(
                 "flow_analyze",
                 analysis,

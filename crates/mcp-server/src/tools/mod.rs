@@ -45,7 +45,7 @@ pub(crate) fn subflows_property() -> Value {
 /// The `issues` of a set of documents: each with its pointer, its sentence and its `source`
 /// (`document` or `subflows/N`), as `flow_analyze` and `flow_render` return them.
 pub(crate) fn sourced_issues_schema() -> Value {
-    json!({
+    let mut schema = json!({
         "type": "array",
         "items": {
             "type": "object",
@@ -56,13 +56,114 @@ pub(crate) fn sourced_issues_schema() -> Value {
             },
             "required": ["path", "message", "source"]
         }
-    })
+    });
+    location_properties(&mut schema["items"]["properties"]);
+    schema
 }
 
 /// `{"type": "object", "description": ...}`: a document argument (validated by the tool itself,
 /// never by an embedded schema, so every client accepts the declaration).
 pub(crate) fn document_property(description: &str) -> Value {
     json!({ "type": "object", "description": description })
+}
+
+/// `documentText`: the document as the text of its file, instead of `document` (exclusive).
+pub(crate) fn document_text_property() -> Value {
+    json!({
+        "type": "string",
+        "description": "The document as its file's JSON text, instead of document (give one of the two): issues and diagnostics then carry line, column, endLine and endColumn; a text that is not JSON is valid: false with the line and column where it breaks."
+    })
+}
+
+/// The document a tool reads: given as a value (`document`) or as text (`documentText`).
+pub(crate) enum DocumentSource<'a> {
+    /// `document`.
+    Value(&'a Value),
+    /// `documentText` that parses: the value and where each member stands.
+    Text(Value, botmesh_flow_schema::SourceMap),
+    /// `documentText` that is not JSON.
+    NotJson(botmesh_flow_schema::SyntaxError),
+}
+
+impl DocumentSource<'_> {
+    /// The parsed document, unless the text is not JSON.
+    pub(crate) fn value(&self) -> Option<&Value> {
+        match self {
+            DocumentSource::Value(value) => Some(value),
+            DocumentSource::Text(value, _) => Some(value),
+            DocumentSource::NotJson(_) => None,
+        }
+    }
+
+    /// The source map, when the document came as text.
+    pub(crate) fn map(&self) -> Option<&botmesh_flow_schema::SourceMap> {
+        match self {
+            DocumentSource::Text(_, map) => Some(map),
+            _ => None,
+        }
+    }
+}
+
+/// Reads `document` or `documentText` (exactly one must be given) for the tool `tool`.
+pub(crate) fn document_source<'a>(
+    tool: &str,
+    arguments: &'a Map<String, Value>,
+) -> Result<DocumentSource<'a>, ToolError> {
+    match (arguments.get("document"), arguments.get("documentText")) {
+        (Some(_), Some(_)) => Err(ToolError(format!(
+            "invalid arguments for {tool}: give either \"document\" or \"documentText\", not both"
+        ))),
+        (Some(value), None) => Ok(DocumentSource::Value(value)),
+        (None, Some(text)) => {
+            // The schema checker has verified a string.
+            let text = text.as_str().unwrap_or_default();
+            Ok(match botmesh_flow_schema::parse_with_positions(text) {
+                Ok((value, map)) => DocumentSource::Text(value, map),
+                Err(error) => DocumentSource::NotJson(error),
+            })
+        }
+        (None, None) => Err(ToolError(format!(
+            "invalid arguments for {tool}: missing required argument \"document\" (or \"documentText\", the document as JSON text)"
+        ))),
+    }
+}
+
+/// The issue of a `documentText` that is not JSON, at the place it breaks (with `source` when
+/// the tool's issues carry one).
+pub(crate) fn not_json_issue(error: &botmesh_flow_schema::SyntaxError, source: bool) -> Value {
+    let mut issue = json!({
+        "path": "",
+        "message": format!("the text is {error}"),
+        "line": error.line,
+        "column": error.column,
+        "endLine": error.line,
+        "endColumn": error.column + 1,
+    });
+    if source {
+        issue["source"] = json!("document");
+    }
+    issue
+}
+
+/// The `line`/`column`/`endLine`/`endColumn` properties of a located issue or diagnostic.
+pub(crate) fn location_properties(properties: &mut Value) {
+    for (name, description) in [
+        (
+            "line",
+            "With documentText: line of the member the path names (from 1).",
+        ),
+        (
+            "column",
+            "With documentText: its column, in characters (from 1).",
+        ),
+        ("endLine", "With documentText: line of its end."),
+        (
+            "endColumn",
+            "With documentText: column just past its last character.",
+        ),
+    ] {
+        properties[name] = json!({ "type": "integer", "description": description });
+    }
 }
 
 /// An input schema with the given properties and required names, and no other key allowed.
