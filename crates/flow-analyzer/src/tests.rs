@@ -999,7 +999,11 @@ mod fixing {
             // `next` written `goto` (or `then`).
             2 => match object.remove("next") {
                 Some(next) => {
-                    let name = if alias.is_multiple_of(2) { "goto" } else { "then" };
+                    let name = if alias.is_multiple_of(2) {
+                        "goto"
+                    } else {
+                        "then"
+                    };
                     object.insert(name.into(), next);
                     true
                 }
