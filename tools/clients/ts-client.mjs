@@ -131,8 +131,31 @@ async function main() {
     check(transcript.includes('\noutcome: ended at ts_client_sim/bye\n'), `flow_simulate text: ${transcript}`)
     const wrong = await client.callTool({ name: 'flow_simulate', arguments: { ...SIMULATION, replies: [42] } })
     check(wrong.isError === true, 'flow_simulate accepted a reply that is a number')
+    // flow_test: one passing case, one failing at its second turn; the SDK checks the schema.
+    const tested = await client.callTool({
+      name: 'flow_test',
+      arguments: {
+        document: SIMULATION.document,
+        tests: {
+          tests: [
+            {
+              name: 'large for Ana',
+              handlers: SIMULATION.handlers,
+              turns: [{ user: { tap: 'large' } }, { user: 'Ana' }, { bot: { text: 'Ticket T-1 for Ana, large.' } }],
+              expect: { outcome: 'ended', variables: { size: 'large' } },
+            },
+            { name: 'small is not large', turns: [{ user: { tap: 'small' } }, { bot: { contains: 'large' } }] },
+          ],
+        },
+      },
+    })
+    check(tested.isError !== true, `flow_test answered isError: ${JSON.stringify(tested.content)}`)
+    const report = tested.structuredContent ?? JSON.parse(tested.content?.[0]?.text ?? '{}')
+    check(report.valid === true && report.totals?.passed === 1 && report.totals?.failed === 1, `flow_test totals ${JSON.stringify(report.totals)}`)
+    check(report.cases?.[1]?.failure?.path === '/tests/1/turns/1', `flow_test failure ${JSON.stringify(report.cases?.[1])}`)
+    check(report.coverage?.flows?.[0]?.uncoveredEdges?.length === 0, `flow_test coverage ${JSON.stringify(report.coverage)}`)
     console.log(
-      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars flow_simulate ${transcript.split('\n').length - 1} lines`,
+      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars flow_simulate ${transcript.split('\n').length - 1} lines flow_test ${report.totals.passed}/${report.totals.cases} passed`,
     )
   } finally {
     await client.close()

@@ -45,7 +45,7 @@ pub struct UncoveredEdge {
     pub to_flow: Option<String>,
     /// The analyzer's kind (`next`, `button`, …).
     pub kind: &'static str,
-    /// How reports name it: `menu → "Store hours"`, `route → case "order_state = shipped"`,
+    /// How reports name it: `menu → "Store hours"`, `route → case order_state = "shipped"`,
     /// `ask → retries exhausted`, `a → b`.
     pub label: String,
 }
@@ -94,11 +94,13 @@ fn label(edge: &analyzer::Edge<'_>) -> String {
             Some(label) => format!("{} → \"{label}\"", edge.from),
             None => format!("{} → {to}", edge.from),
         },
-        analyzer::EdgeKind::Case => format!(
-            "{} → case \"{}\"",
-            edge.from,
-            edge.label.as_deref().unwrap_or("")
-        ),
+        analyzer::EdgeKind::Case => {
+            format!(
+                "{} → case {}",
+                edge.from,
+                edge.label.as_deref().unwrap_or("")
+            )
+        }
         analyzer::EdgeKind::Default => format!("{} → default ({to})", edge.from),
         analyzer::EdgeKind::RetryExhausted => format!("{} → retries exhausted ({to})", edge.from),
         analyzer::EdgeKind::Call => format!("{} → call {to}", edge.from),

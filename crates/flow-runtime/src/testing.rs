@@ -1067,3 +1067,227 @@ fn check_case(
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn shop() -> Value {
+        json!({ "version": 2, "id": "shop", "steps": [
+            { "id": "hi", "kind": "message", "text": "Hello {{contact_name}}" },
+            { "id": "menu", "kind": "buttons", "text": "Pick", "save": "pick", "buttons": [
+                { "id": "a", "title": "Apples", "next": "qty" },
+                { "id": "b", "title": "Bread", "next": "bread" }] },
+            { "id": "qty", "kind": "ask", "text": "How many?", "save": "qty", "input": "number",
+              "retries": 1, "retryText": "A number, please.", "onFail": "bread" },
+            { "id": "check", "kind": "branch", "cases": [
+                { "when": { "var": "qty", "op": "gt", "value": 4 }, "next": "many" }], "default": "few" },
+            { "id": "many", "kind": "end", "text": "Many apples." },
+            { "id": "few", "kind": "end", "text": "A few apples." },
+            { "id": "bread", "kind": "end", "text": "Bread it is." }
+        ]})
+    }
+
+    fn run(tests: Value) -> Vec<CaseRun> {
+        let document = shop();
+        let set = FlowSet::new(&[&document]).expect("valid");
+        let file = TestFile::from_json(&tests).expect("well-formed");
+        assert!(file.check_against(&set).is_empty());
+        file.tests
+            .iter()
+            .enumerate()
+            .map(|(i, case)| run_case(&set, case, i))
+            .collect()
+    }
+
+    fn failure(run: &CaseRun) -> &Failure {
+        run.failure.as_ref().expect("the case fails")
+    }
+
+    #[test]
+    fn a_bot_turn_passes_on_the_first_satisfying_message_and_consumes_those_before() {
+        let runs = run(json!({ "tests": [
+            { "name": "skip the greeting", "turns": [{ "bot": { "type": "buttons" } }] },
+            // The greeting was consumed with the menu: it cannot be matched after it.
+            { "name": "order counts", "turns": [{ "bot": { "step": "menu" } }, { "bot": { "contains": "Hello" } }] },
+            { "name": "all keys", "contact": { "name": "Ana" },
+              "turns": [{ "bot": { "text": "Hello Ana", "type": "text", "step": "hi" } }] },
+            { "name": "one key wrong", "turns": [{ "bot": { "text": "Hello Test User", "type": "buttons" } }] }
+        ]}));
+        assert!(runs[0].failure.is_none());
+        let order = failure(&runs[1]);
+        assert_eq!(order.path, "/tests/1/turns/1");
+        assert_eq!(order.turn, Some(1));
+        assert_eq!(order.expected, "a message with containing \"Hello\"");
+        assert_eq!(order.actual, "no message since the last one matched");
+        assert!(runs[2].failure.is_none());
+        let wrong = failure(&runs[3]);
+        assert_eq!(
+            wrong.actual,
+            "[hi] text: \"Hello Test User\"; [menu] buttons: \"Pick\""
+        );
+        assert_eq!(wrong.conversation.len(), 2, "{:?}", wrong.conversation);
+    }
+
+    #[test]
+    fn user_turns_reply_and_a_stopped_conversation_fails_the_next_one() {
+        let runs = run(json!({ "tests": [
+            { "name": "bread", "turns": [{ "user": { "tap": "b" } }, { "bot": { "text": "Bread it is." } }],
+              "expect": { "outcome": "ended", "step": "bread", "variables": { "pick": "b" }, "path": ["menu", "bread"] } },
+            { "name": "too many replies", "turns": [{ "user": "Bread" }, { "user": "more" }] }
+        ]}));
+        assert!(runs[0].failure.is_none(), "{:?}", runs[0].failure);
+        let stopped = failure(&runs[1]);
+        assert_eq!(stopped.path, "/tests/1/turns/1");
+        assert_eq!(stopped.expected, "the bot to wait for a reply");
+        assert_eq!(
+            stopped.actual,
+            "the conversation stopped: ended at step bread"
+        );
+    }
+
+    #[test]
+    fn expect_checks_outcome_step_listed_variables_and_path_as_a_subsequence() {
+        let runs = run(json!({ "tests": [
+            { "name": "outcome", "turns": [{ "user": "Apples" }], "expect": { "outcome": "ended" } },
+            { "name": "step", "turns": [{ "user": "Apples" }], "expect": { "outcome": "waiting", "step": "menu" } },
+            { "name": "variable", "turns": [{ "user": "Apples" }, { "user": "5" }],
+              "expect": { "variables": { "qty": 4 } } },
+            { "name": "unset is null", "expect": { "variables": { "qty": null } } },
+            { "name": "path order", "turns": [{ "user": "Apples" }, { "user": "5" }],
+              "expect": { "path": ["menu", "many", "check"] } },
+            { "name": "path gaps", "turns": [{ "user": "Apples" }, { "user": "2" }],
+              "expect": { "outcome": "ended", "step": "few", "variables": { "qty": 2, "pick": "a" }, "path": ["hi", "check", "few"] } }
+        ]}));
+        let outcome = failure(&runs[0]);
+        assert_eq!(outcome.path, "/tests/0/expect/outcome");
+        assert_eq!(outcome.turn, None);
+        assert_eq!(outcome.expected, "outcome ended");
+        assert_eq!(outcome.actual, "outcome waiting at step qty");
+        assert_eq!(failure(&runs[1]).path, "/tests/1/expect/step");
+        let variable = failure(&runs[2]);
+        assert_eq!(variable.path, "/tests/2/expect/variables/qty");
+        assert_eq!(
+            (variable.expected.as_str(), variable.actual.as_str()),
+            ("qty = 4", "qty = 5")
+        );
+        assert!(runs[3].failure.is_none());
+        let path = failure(&runs[4]);
+        assert_eq!(path.path, "/tests/4/expect/path/2");
+        assert_eq!(path.actual, "steps executed: hi, menu, qty, check, many");
+        assert!(runs[5].failure.is_none(), "{:?}", runs[5].failure);
+    }
+
+    #[test]
+    fn the_reader_names_every_problem_by_its_pointer() {
+        let issues = TestFile::from_json(&json!({ "tests": [
+            { "name": "a", "turns": [{ "usr": "x" }, { "bot": {} }, { "bot": { "type": "video" } }, { "user": 3 }],
+              "expect": { "outcome": "done", "path": "menu" }, "extra": 1 },
+            { "name": "a", "variables": { "contact_name": "x" }, "handlers": { "h": { "return": 1 } } },
+            { "start": { "flow": 1 } }
+        ], "flow": [] })).expect_err("malformed");
+        let found: Vec<(&str, &str)> = issues
+            .iter()
+            .map(|i| (i.path.as_str(), i.message.as_str()))
+            .collect();
+        let paths: Vec<&str> = found.iter().map(|f| f.0).collect();
+        assert_eq!(
+            paths,
+            [
+                "/flow",
+                "/tests/0/extra",
+                "/tests/0/turns/0/usr",
+                "/tests/0/turns/1/bot",
+                "/tests/0/turns/2/bot/type",
+                "/tests/0/turns/3/user",
+                "/tests/0/expect/outcome",
+                "/tests/0/expect/path",
+                "/tests/1/variables/contact_name",
+                "/tests/1/handlers/h",
+                "/tests/2",
+                "/tests/2/start",
+            ],
+            "{found:#?}"
+        );
+        assert_eq!(
+            found[0].1,
+            "a test file has an unknown key \"flow\" (accepted: \"$schema\", \"flows\", \"tests\")"
+        );
+        assert!(
+            found[4].1.starts_with("bot.type must be one of \"text\""),
+            "{}",
+            found[4].1
+        );
+        assert_eq!(found[10].1, "a case must have a \"name\"");
+        // A duplicate name is named at the second case.
+        let issues = TestFile::from_json(&json!({ "tests": [{ "name": "a" }, { "name": "a" }] }))
+            .expect_err("dup");
+        assert_eq!(issues[0].path, "/tests/1/name");
+        assert_eq!(
+            issues[0].message,
+            "the name \"a\" is already the name of tests[0] (names are unique)"
+        );
+        // A start flow outside the set needs the set.
+        let file = TestFile::from_json(
+            &json!({ "tests": [{ "name": "a", "start": { "flow": "nope" } }] }),
+        )
+        .expect("shape");
+        let document = shop();
+        let set = FlowSet::new(&[&document]).expect("valid");
+        assert_eq!(file.check_against(&set)[0].path, "/tests/0/start/flow");
+    }
+
+    #[test]
+    fn a_file_reads_back_to_the_same_model_through_serde() {
+        let text = json!({ "flows": ["shop.json"], "tests": [
+            { "name": "a", "start": { "message": "hi" }, "contact": { "name": "Ana" },
+              "variables": { "qty": 2 }, "handlers": { "h": { "returnsEach": [1, 2] }, "g": { "fails": "down" } },
+              "turns": [{ "user": "x" }, { "user": { "text": "y" } }, { "user": { "tap": "a" } }, { "bot": { "type": "list", "step": "s" } }],
+              "expect": { "outcome": "handler-failed", "step": "s", "variables": { "x": true }, "path": ["s"] } }
+        ]});
+        let file = TestFile::from_json(&text).expect("well-formed");
+        assert_eq!(serde_json::to_value(&file).expect("serializes"), text);
+        let back: TestFile = serde_json::from_value(text).expect("serde reads it too");
+        assert_eq!(back, file);
+    }
+
+    #[test]
+    fn the_schema_accepts_what_the_reader_accepts_in_shape() {
+        let schema = flowtest_schema();
+        assert_eq!(schema["title"], "botmesh conversation tests");
+        assert_eq!(schema["required"], json!(["tests"]));
+        assert_eq!(schema["additionalProperties"], false);
+        assert!(flowtest_schema_string().ends_with("}\n"));
+    }
+
+    #[test]
+    fn coverage_counts_the_steps_and_graph_edges_the_runs_took() {
+        let document = shop();
+        let runs = run(json!({ "tests": [
+            { "name": "many", "turns": [{ "user": "Apples" }, { "user": "9" }] },
+            { "name": "bread", "turns": [{ "user": "Bread" }] }
+        ]}));
+        let coverage = crate::coverage(
+            &[&document],
+            runs.iter()
+                .map(|r| (r.transitions.as_slice(), r.path.as_slice())),
+        );
+        let flow = &coverage.flows[0];
+        assert_eq!((flow.steps, flow.steps_covered), (7, 6));
+        assert_eq!(flow.uncovered_steps, ["few"]);
+        let labels: Vec<&str> = flow
+            .uncovered_edges
+            .iter()
+            .map(|e| e.label.as_str())
+            .collect();
+        assert_eq!(
+            labels,
+            ["qty → retries exhausted (bread)", "check → default (few)"]
+        );
+        assert_eq!(flow.edges - flow.edges_covered, 2);
+        assert!(!coverage.all_edges());
+        assert_eq!(crate::percent(2, 3), 66.6);
+        assert_eq!(crate::percent(0, 0), 100.0);
+    }
+}
