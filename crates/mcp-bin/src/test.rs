@@ -175,8 +175,10 @@ struct SuiteRun {
     runs: Vec<CaseRun>,
 }
 
+/// Where a pointer's member is: its key for an object member (an unknown key, an expectation),
+/// its value for an array element (a turn, a case).
 fn location(map: &SourceMap, pointer: &str) -> (usize, usize) {
-    map.locate(pointer, false)
+    map.locate(pointer, true)
         .map_or((1, 1), |l| (l.line, l.column))
 }
 
@@ -367,8 +369,8 @@ fn coverage_text(coverage: &Coverage) -> String {
         .iter()
         .map(|f| f.flow.chars().count())
         .max()
-        .unwrap_or(4)
-        .max(4);
+        .unwrap_or(0)
+        .max("total".len());
     let _ = writeln!(out, "  {:width$}  {:>15}  {:>15}", "flow", "steps", "edges");
     for flow in &coverage.flows {
         let steps = format!(

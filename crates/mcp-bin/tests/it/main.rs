@@ -14,4 +14,5 @@ mod hostile_flow;
 mod no_http;
 mod render;
 mod stdio;
+mod test;
 mod util;
