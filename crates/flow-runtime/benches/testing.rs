@@ -16,6 +16,7 @@ const MENU: &str = include_str!("../../../examples/flows/support-menu.json");
 const ORDER: &str = include_str!("../../../examples/flows/order-status.json");
 const TESTS: &str = include_str!("../../../examples/tests/support-menu.flowtest.json");
 
+#[expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 fn measure(name: &str, rounds: usize, mut work: impl FnMut()) {
     let mut times: Vec<Duration> = (0..rounds)
         .map(|_| {
