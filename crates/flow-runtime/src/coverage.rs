@@ -84,7 +84,7 @@ pub fn percent(part: usize, whole: usize) -> f64 {
     (part as f64 * 1000.0 / whole as f64).floor() / 10.0
 }
 
-fn label(edge: &analyzer::Edge<'_>) -> String {
+pub(crate) fn label(edge: &analyzer::Edge<'_>) -> String {
     let to = match edge.to_flow {
         Some(flow) => format!("{flow}:{}", edge.to),
         None => edge.to.to_owned(),

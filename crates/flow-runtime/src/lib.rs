@@ -53,6 +53,7 @@
 mod conversation;
 mod coverage;
 mod format;
+mod generate;
 mod input;
 mod parse;
 mod regex;
@@ -69,6 +70,7 @@ pub use conversation::{
 };
 pub use coverage::{Coverage, CoverageCounter, FlowCoverage, UncoveredEdge, coverage, percent};
 pub use format::{entry_line, simulation_text};
+pub use generate::{Generated, MAX_GENERATED_DEPTH, MAX_GENERATED_RUNS, ask_replies, generate};
 pub use input::{
     InputError, MAX_REPLIES, Mock, Reply, Setup, Simulation, Start, initial_value,
     is_variable_name, parse_handlers, parse_mock, parse_replies, parse_reply, parse_start,
