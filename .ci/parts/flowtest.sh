@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Conversation tests (`botmesh-mcp test`, runtime spec §9):
 # - the examples' hand-written test files pass with 100 % edge coverage (every flow of
-#   examples/flows is tested by a file in examples/tests),
+#   examples/flows is tested by a file in examples/tests), and so do the suites
+#   `botmesh-mcp test --generate` writes for them,
 # - the JUnit XML of a passing and of a failing run is read by a real JUnit parser
 #   (junitparser, from PyPI, into a venv under target/): the suites, the case counts, the failure
 #   with its message and its file and line,
@@ -40,6 +41,32 @@ for flow in report["coverage"]["flows"]:
     if flow["edgesCovered"] != flow["edges"]:
         sys.exit(f"flowtest: {flow['flow']} has uncovered edges: {[e['label'] for e in flow['uncoveredEdges']]}")
 print(f"flowtest: {totals['cases']} example cases passed, {len(report['coverage']['flows'])} flows at 100 % edge coverage")
+PY
+
+# The generated suite of each example flow (its subflows beside it) passes and covers every edge.
+mkdir -p "$work/generated"
+cp examples/flows/*.json "$work/generated/"
+for flow in examples/flows/*.json; do
+  name="$(basename "$flow" .json)"
+  # The subflows each example calls (those of its hand-written test file).
+  subflows=()
+  for sub in $(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1])).get("flows", [])[1:]))' "examples/tests/$name.flowtest.json"); do
+    subflows+=(--subflows "$work/generated/$(basename "$sub")")
+  done
+  "$bin" test --generate "$work/generated/$name.json" "${subflows[@]}" \
+    >"$work/generated/$name.flowtest.json" 2>"$work/generated/$name.uncovered"
+  if [ -s "$work/generated/$name.uncovered" ]; then
+    cat "$work/generated/$name.uncovered" >&2
+    exit 1
+  fi
+done
+"$bin" test --coverage --format json "$work/generated" >"$work/generated.json"
+python3 - "$work/generated.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["totals"]["failed"] == 0, report["totals"]
+assert all(f["edgesCovered"] == f["edges"] for f in report["coverage"]["flows"]), report["coverage"]
+print(f"flowtest: the generated suites ({report['totals']['cases']} cases) pass and cover every edge of the examples")
 PY
 
 # A failing case and a malformed file.

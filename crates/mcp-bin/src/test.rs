@@ -5,7 +5,11 @@
 //! A FILE may be a directory: its `*.flowtest.json` files, in name order. A test file's
 //! `flows` are paths relative to it (the first is where its cases start, the others its
 //! subflows); without `flows`, `NAME.flowtest.json` tests `NAME.json` beside it. `--subflows`
-//! adds documents to every file's set.
+//! adds documents to every file's set (a folder's `*.flowtest.json` files are not among them).
+//!
+//! `--generate FLOW` prints a test file whose cases cover every edge the search of
+//! `botmesh_flow_runtime::generate` reaches, its `flows` relative to FLOW's folder (for a file
+//! saved beside FLOW); each edge it cannot cover goes to stderr with the reason (exit 0).
 //!
 //! Exit codes: 0 every case passed, 1 a case failed (or a file's flows are not a valid set:
 //! its cases fail, naming the first issue), 2 on a usage error, a file that cannot be read, a
@@ -25,11 +29,14 @@ use serde_json::json;
 use crate::check::{emit, same_file, subflow_files};
 
 const USAGE: &str = "usage: botmesh-mcp test [--subflows DIR|FILE]... [--format text|json|github|junit] [--coverage] FILE...
+       botmesh-mcp test --generate FLOW [--subflows DIR|FILE]...
 
 Runs conversation test files (*.flowtest.json; a directory: its *.flowtest.json files).
   --subflows DIR|FILE   subflow documents added to every file's flows (repeatable)
   --format FORMAT       text (default), json, github (Actions annotations) or junit (XML)
   --coverage            report the steps and graph edges the cases took, and list the others
+  --generate FLOW       print a test file whose cases cover every edge of FLOW the search
+                        reaches (what it cannot cover goes to stderr)
 Exit status: 0 all cases passed, 1 a case failed, 2 usage error or unreadable or malformed file.";
 
 /// How results are written.
@@ -43,6 +50,7 @@ enum Format {
 
 #[derive(Debug, PartialEq, Eq)]
 struct Args {
+    generate: Option<PathBuf>,
     subflows: Vec<PathBuf>,
     format: Format,
     coverage: bool,
@@ -61,6 +69,7 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
     let mut subflows = Vec::new();
     let mut format = Format::Text;
     let mut coverage = false;
+    let mut generate = None;
     let mut files = Vec::new();
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
@@ -82,15 +91,22 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
                 };
             }
             Long("coverage") => coverage = true,
+            Long("generate") => {
+                generate = Some(PathBuf::from(parser.value().map_err(|e| e.to_string())?));
+            }
             Short('h') | Long("help") => return Ok(Command::Help),
             Value(file) => files.push(PathBuf::from(file)),
             other => return Err(other.unexpected().to_string()),
         }
     }
-    if files.is_empty() {
+    if generate.is_some() && !files.is_empty() {
+        return Err("--generate FLOW takes no FILE (it prints a test file for FLOW)".to_owned());
+    }
+    if files.is_empty() && generate.is_none() {
         return Err("no FILE to test".to_owned());
     }
     Ok(Command::Test(Args {
+        generate,
         subflows,
         format,
         coverage,
@@ -616,11 +632,61 @@ fn junit_report(results: &[(&Suite, SuiteRun)], coverage: Option<&Coverage>) -> 
     out
 }
 
+/// `--generate FLOW`: the test file (for a file saved beside FLOW: `flows` are relative to
+/// FLOW's folder) and the uncovered edges.
+fn generate(flow: &Path, subflows: &[(PathBuf, Value)]) -> Result<(String, Vec<String>), String> {
+    let (name, document, _) = read_json(flow)?;
+    let dir = flow.parent().unwrap_or(Path::new(""));
+    let members: Vec<&(PathBuf, Value)> = subflows
+        .iter()
+        .filter(|(p, _)| !same_file(p, flow))
+        .collect();
+    let rest: Vec<Value> = members.iter().map(|(_, v)| v.clone()).collect();
+    let analysis = analyzer::analyze_set(&document, &rest);
+    if !analysis.valid {
+        let issue = analysis
+            .issues
+            .first()
+            .map_or(String::new(), |i| format!(": {} at {}", i.message, i.path));
+        return Err(format!(
+            "{name} and its subflows are not a valid set{issue}"
+        ));
+    }
+    let documents: Vec<&Value> = std::iter::once(&document).chain(rest.iter()).collect();
+    let set = runtime::FlowSet::new(&documents).map_err(|e| format!("{name}: {e}"))?;
+    let generated = runtime::generate(&set, &documents);
+    let relative = |path: &Path| {
+        let shown = path.strip_prefix(dir).unwrap_or(path);
+        shown.display().to_string().replace('\\', "/")
+    };
+    let mut flows = vec![Value::from(relative(flow))];
+    flows.extend(members.iter().map(|(p, _)| Value::from(relative(p))));
+    let mut file = serde_json::Map::new();
+    file.insert("flows".into(), Value::Array(flows));
+    file.insert("tests".into(), generated.tests["tests"].clone());
+    let mut text = serde_json::to_string_pretty(&Value::Object(file)).unwrap_or_default();
+    text.push('\n');
+    Ok((text, generated.uncovered))
+}
+
 fn execute(args: &Args) -> Result<(String, bool), String> {
+    // A folder's test files are not subflows (they may sit beside the flows).
     let subflows: Vec<(PathBuf, Value)> = subflow_files(&args.subflows)?
         .iter()
+        .filter(|p| {
+            !p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".flowtest.json"))
+        })
         .map(|p| read_json(p).map(|(_, value, _)| (p.clone(), value)))
         .collect::<Result<_, _>>()?;
+    if let Some(flow) = &args.generate {
+        let (text, uncovered) = generate(flow, &subflows)?;
+        for line in &uncovered {
+            complain(&format!("uncovered: {line}"), false);
+        }
+        return Ok((text, false));
+    }
     let files = test_files(&args.files)?;
     let mut suites = Vec::with_capacity(files.len());
     let mut errors = Vec::new();

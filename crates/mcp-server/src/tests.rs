@@ -1350,3 +1350,51 @@ fn flow_test_with_a_malformed_test_file_is_invalid_not_an_error() {
     assert_eq!(structured["valid"], false);
     assert_eq!(structured["issues"][0]["path"], "/tests/0/start/flow");
 }
+
+#[test]
+fn flow_test_generates_a_suite_that_passes_and_covers_every_edge() {
+    let document = json!({ "version": 2, "id": "shop", "steps": [
+        { "id": "menu", "kind": "buttons", "text": "Pick", "buttons": [
+            { "id": "a", "title": "Apples", "next": "qty" },
+            { "id": "b", "title": "Bread", "next": "bread" }] },
+        { "id": "qty", "kind": "ask", "text": "How many?", "save": "qty", "input": "number" },
+        { "id": "check", "kind": "branch", "cases": [
+            { "when": { "var": "qty", "op": "gt", "value": 4 }, "next": "many" }], "default": "bread" },
+        { "id": "many", "kind": "end", "text": "Many." },
+        { "id": "bread", "kind": "end", "text": "Bread it is." }
+    ]});
+    let out = answers(
+        test_server(),
+        &call(
+            1,
+            "flow_test",
+            json!({ "document": document, "generate": true }),
+        ),
+    );
+    let structured = &out[0]["result"]["structuredContent"];
+    assert_eq!(structured["valid"], true, "{structured}");
+    assert_eq!(structured["totals"]["failed"], 0, "{structured}");
+    assert_eq!(structured["uncovered"], json!([]));
+    let flow = &structured["coverage"]["flows"][0];
+    assert_eq!(flow["edgesCovered"], flow["edges"], "{flow}");
+    let names: Vec<&str> = structured["tests"]["tests"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.contains("check → case qty > 4")),
+        "{names:?}"
+    );
+    // tests and generate: true are exclusive.
+    let both = answers(
+        test_server(),
+        &call(
+            2,
+            "flow_test",
+            json!({ "document": document, "generate": true, "tests": { "tests": [] } }),
+        ),
+    );
+    assert_eq!(both[0]["result"]["isError"], true);
+}

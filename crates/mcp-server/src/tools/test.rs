@@ -74,6 +74,10 @@ pub(super) fn flow_test() -> Tool {
         "tests".into(),
         json!({ "type": "object", "description": TESTS }),
     );
+    properties.insert(
+        "generate".into(),
+        json!({ "type": "boolean", "description": "true: instead of tests, write a suite that covers every edge the search over the flow's choices reaches (each button and row, valid and invalid replies, values on both sides of the conditions, handler results), return it as tests with the edges it cannot cover in uncovered, and run it." }),
+    );
     let output = json!({
         "valid": { "type": "boolean" },
         "issues": issues_schema(),
@@ -106,7 +110,9 @@ pub(super) fn flow_test() -> Tool {
                 "failed": { "type": "integer" }
             }
         },
-        "coverage": coverage_schema()
+        "coverage": coverage_schema(),
+        "tests": { "type": "object", "description": "With generate: true, the generated test file." },
+        "uncovered": { "type": "array", "items": { "type": "string" }, "description": "With generate: true, each edge no searched conversation took, with the reason." }
     });
     Tool {
         name: "flow_test",
@@ -120,7 +126,7 @@ pub(super) fn flow_test() -> Tool {
          invalid flow set or a malformed test file gives valid: false with its issues and runs \
          nothing.",
         scope: Scope::Flow,
-        input_schema: input_schema(Value::Object(properties), &["document", "tests"]),
+        input_schema: input_schema(Value::Object(properties), &["document"]),
         output_schema: json!({
             "type": "object",
             "properties": output,
@@ -128,7 +134,21 @@ pub(super) fn flow_test() -> Tool {
         }),
         handler: Tool::handler(|_, arguments| {
             let document = super::arg(arguments, "document")?;
-            let tests = super::arg(arguments, "tests")?;
+            let generate = match arguments.get("generate") {
+                None => false,
+                Some(Value::Bool(flag)) => *flag,
+                Some(_) => {
+                    return Err(ToolError(
+                        "invalid arguments for flow_test: generate must be true or false"
+                            .to_owned(),
+                    ));
+                }
+            };
+            if generate == arguments.contains_key("tests") {
+                return Err(ToolError(
+                    "invalid arguments for flow_test: give tests (a test file's object) or generate: true, exactly one of them".to_owned(),
+                ));
+            }
             let subflows = match arguments.get("subflows") {
                 None => &[][..],
                 Some(Value::Array(items)) => items.as_slice(),
@@ -138,6 +158,19 @@ pub(super) fn flow_test() -> Tool {
                             .to_owned(),
                     ));
                 }
+            };
+            let analysis = analyzer::analyze_set(document, subflows);
+            if !analysis.valid {
+                let issues = super::to_payload(&analysis.issues)?;
+                return Ok(json!({ "valid": false, "issues": issues }).into());
+            }
+            let documents: Vec<&Value> = std::iter::once(document).chain(subflows).collect();
+            let set = runtime::FlowSet::new(&documents)
+                .map_err(|error| ToolError(format!("internal error: {error}")))?;
+            let generated = generate.then(|| runtime::generate(&set, &documents));
+            let tests = match &generated {
+                Some(generated) => &generated.tests,
+                None => super::arg(arguments, "tests")?,
             };
             let file = match runtime::TestFile::from_json(tests) {
                 Ok(file) => file,
@@ -149,14 +182,6 @@ pub(super) fn flow_test() -> Tool {
                     return Ok(invalid(issues).into());
                 }
             };
-            let analysis = analyzer::analyze_set(document, subflows);
-            if !analysis.valid {
-                let issues = super::to_payload(&analysis.issues)?;
-                return Ok(json!({ "valid": false, "issues": issues }).into());
-            }
-            let documents: Vec<&Value> = std::iter::once(document).chain(subflows).collect();
-            let set = runtime::FlowSet::new(&documents)
-                .map_err(|error| ToolError(format!("internal error: {error}")))?;
             let issues = file.check_against(&set);
             if !issues.is_empty() {
                 let issues = issues
@@ -191,14 +216,18 @@ pub(super) fn flow_test() -> Tool {
                     case
                 })
                 .collect();
-            Ok(json!({
+            let mut payload = json!({
                 "valid": true,
                 "issues": [],
                 "cases": cases,
                 "totals": { "cases": runs.len(), "passed": runs.len() - failed, "failed": failed },
                 "coverage": super::to_payload(&coverage)?,
-            })
-            .into())
+            });
+            if let Some(generated) = generated {
+                payload["tests"] = generated.tests;
+                payload["uncovered"] = json!(generated.uncovered);
+            }
+            Ok(payload.into())
         }),
     }
 }
