@@ -497,4 +497,66 @@ mod tests {
                 .contains("no reply, tap or handler result the search tried takes it")
         );
     }
+
+    /// Every edge (by key) that conversations of at most `depth` replies over the same choices
+    /// take, without merging any two prefixes: what the generator must cover.
+    fn exhaustive(set: &FlowSet, depth: usize) -> HashSet<(usize, usize, &'static str, usize)> {
+        let constants = condition_constants(set);
+        let texts: Vec<String> = constants.iter().filter_map(scalar_text).collect();
+        let mut mocks: Vec<Option<Scalar>> = vec![None];
+        mocks.extend(constants.iter().cloned().map(Some));
+        let mut edges = HashSet::new();
+        for mock in &mocks {
+            let setup = setup(set, mock.as_ref());
+            let mut stack: Vec<Vec<Reply>> = vec![Vec::new()];
+            let mut budget = 4_000;
+            while let Some(replies) = stack.pop() {
+                budget -= 1;
+                if budget == 0 {
+                    break;
+                }
+                let conversation = replay(set, &setup, &replies);
+                edges.extend(conversation.transitions().iter().map(edge_key));
+                if replies.len() >= depth {
+                    continue;
+                }
+                if let (OutcomeKind::Waiting, Some((flow, step))) =
+                    (conversation.outcome().kind, conversation.outcome().at)
+                {
+                    for reply in choices(set, flow, step, &texts) {
+                        let mut next = replies.clone();
+                        next.push(reply);
+                        stack.push(next);
+                    }
+                }
+            }
+        }
+        edges
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 1000, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(27), ..proptest::prelude::ProptestConfig::default() })]
+
+        /// On 1,000 generated flow sets: the generated suite is a well-formed test file whose
+        /// cases all pass, and it takes every edge an exhaustive search of up to four replies
+        /// over the same choices takes.
+        #[test]
+        fn generated_suites_pass_and_miss_no_edge_an_exhaustive_search_reaches(documents in crate::tests::flow_set()) {
+            let refs: Vec<&Value> = documents.iter().collect();
+            let Ok(set) = FlowSet::new(&refs) else {
+                return Err(proptest::test_runner::TestCaseError::reject("invalid"));
+            };
+            let generated = generate(&set, &refs);
+            let file = TestFile::from_json(&generated.tests).map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e:?}")))?;
+            let mut covered = HashSet::new();
+            for (i, case) in file.tests.iter().enumerate() {
+                let run = run_case(&set, case, i);
+                proptest::prop_assert!(run.failure.is_none(), "{}: {:?}", run.name, run.failure);
+                covered.extend(run.transitions.iter().map(edge_key));
+            }
+            let reachable = exhaustive(&set, 4);
+            let missed: Vec<_> = reachable.difference(&covered).collect();
+            proptest::prop_assert!(missed.is_empty(), "missed {:?} of {:?}", missed, documents);
+        }
+    }
 }
