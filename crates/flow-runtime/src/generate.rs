@@ -6,11 +6,13 @@
 //! [`ask_replies`] (one valid and one invalid of its input kind, and the values on each side of
 //! every number and string constant the set's conditions compare with); for handler results,
 //! one search per candidate value (every constant of the conditions, and `null`), all handlers
-//! returning it. Conversations are re-run from the start for each prefix (the simulator is
-//! deterministic), and two prefixes that leave the bot waiting at the same step with the same
-//! variables and the same run of replies at that step are explored once.
+//! returning it. Each reply goes on from a copy of the conversation so far. A waiting
+//! conversation is explored further when its run took an edge no earlier run took, when it is
+//! the first to wait at its step with its run of replies there, or within `CREDIT` levels of
+//! a run that took a new edge (a choice whose effect shows a few waits later).
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
 
 use serde_json::{Value, json};
 
@@ -23,8 +25,11 @@ use crate::value::{Scalar, js_number};
 /// found; the uncovered edges say so).
 pub const MAX_GENERATED_RUNS: usize = 20_000;
 
+/// Levels explored below a run that took a new edge even where nothing new happens.
+const CREDIT: usize = 3;
+
 /// The most replies of one generated case.
-pub const MAX_GENERATED_DEPTH: usize = 24;
+pub const MAX_GENERATED_DEPTH: usize = 200;
 
 /// One run the search kept.
 #[derive(Debug, Clone)]
@@ -126,6 +131,7 @@ fn setup(set: &FlowSet, mock: Option<&Scalar>) -> Setup {
     setup
 }
 
+#[cfg(test)]
 fn replay<'s>(set: &'s FlowSet, setup: &Setup, replies: &[Reply]) -> Conversation<'s> {
     let mut conversation = Conversation::start(set, &Start::Default, setup);
     for reply in replies {
@@ -177,17 +183,24 @@ pub fn generate(set: &FlowSet, documents: &[&Value]) -> Generated {
     }
     let mut found: Vec<Found> = Vec::new();
     let mut runs = 0;
+    let mut taken: HashSet<(usize, usize, &'static str, usize)> = HashSet::new();
     for mock in &mocks {
         let setup = setup(set, mock.as_ref());
-        let mut seen: HashSet<String> = HashSet::new();
-        let mut queue: VecDeque<(Vec<Reply>, usize)> = VecDeque::from([(Vec::new(), 0)]);
-        while let Some((replies, streak)) = queue.pop_front() {
+        let mut seen: HashSet<(usize, usize, usize)> = HashSet::new();
+        // (replies, replies in a row at the same step, credit): a run that takes a new edge
+        // gets CREDIT further levels explored below it even where nothing new happens (a
+        // choice whose effect shows a few waits later).
+        let start = Conversation::start(set, &Start::Default, &setup);
+        let mut queue: VecDeque<(Conversation<'_>, Vec<Reply>, usize, usize)> =
+            VecDeque::from([(start, Vec::new(), 0, CREDIT)]);
+        while let Some((conversation, replies, streak, credit)) = queue.pop_front() {
             if runs >= MAX_GENERATED_RUNS {
                 break;
             }
             runs += 1;
-            let conversation = replay(set, &setup, &replies);
             let edges: HashSet<_> = conversation.transitions().iter().map(edge_key).collect();
+            let fresh = edges.iter().any(|e| !taken.contains(e));
+            taken.extend(edges.iter().copied());
             let outcome = conversation.outcome();
             found.push(Found {
                 mock: mock.clone(),
@@ -200,41 +213,53 @@ pub fn generate(set: &FlowSet, documents: &[&Value]) -> Generated {
             let Some((flow, step)) = outcome.at else {
                 continue;
             };
-            let key = format!("{flow}/{step}/{streak}/{:?}", conversation.variables());
-            if !seen.insert(key) {
+            let new_state = seen.insert((flow, step, streak));
+            let credit = if fresh {
+                CREDIT
+            } else {
+                credit.saturating_sub(1)
+            };
+            if !(fresh || new_state || credit > 0) {
                 continue;
             }
             for reply in choices(set, flow, step, &texts) {
                 let mut next = replies.clone();
-                next.push(reply);
-                let child = replay(set, &setup, &next);
-                runs += 1;
+                next.push(reply.clone());
+                // Go on from a copy of the conversation (the simulator is deterministic, so
+                // this is the run of `next` from the start).
+                let mut child = conversation.clone();
+                child.reply(&reply);
+                // A reply that leaves the bot waiting at the same step (a retry, a menu
+                // shown again) extends the run of replies there.
                 let same = child.outcome().at == Some((flow, step));
                 let streak = if same { streak + 1 } else { 0 };
                 if streak <= botmesh_flow_schema::MAX_RETRIES as usize + 1 {
-                    queue.push_back((next, streak));
+                    queue.push_back((child, next, streak, credit));
                 }
             }
         }
     }
-    // Greedy cover: the run adding the most new edges first, fewer replies on a tie.
+    // Greedy cover, lazily: the run adding the most new edges first (fewer replies, then the
+    // earlier run, on a tie); a gain only shrinks as edges get covered, so a popped run whose
+    // gain is still the largest is the greedy pick.
     let mut covered: HashSet<(usize, usize, &'static str, usize)> = HashSet::new();
     let mut chosen: Vec<Found> = Vec::new();
-    loop {
-        let best = found
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.edges.difference(&covered).count(), i))
-            .filter(|(gain, _)| *gain > 0)
-            .max_by(|a, b| {
-                a.0.cmp(&b.0)
-                    .then_with(|| found[b.1].replies.len().cmp(&found[a.1].replies.len()))
-                    .then_with(|| b.1.cmp(&a.1))
-            });
-        let Some((_, index)) = best else { break };
-        let run = found.swap_remove(index);
-        covered.extend(run.edges.iter().copied());
-        chosen.push(run);
+    let mut heap: BinaryHeap<(usize, Reverse<usize>, Reverse<usize>)> = found
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.edges.len(), Reverse(f.replies.len()), Reverse(i)))
+        .collect();
+    while let Some((gain, length, Reverse(index))) = heap.pop() {
+        if gain == 0 {
+            break;
+        }
+        let now = found[index].edges.difference(&covered).count();
+        if now < gain {
+            heap.push((now, length, Reverse(index)));
+            continue;
+        }
+        covered.extend(found[index].edges.iter().copied());
+        chosen.push(found[index].clone());
     }
     let graph = botmesh_flow_analyzer::describe(documents);
     let mut names: BTreeMap<String, usize> = BTreeMap::new();
