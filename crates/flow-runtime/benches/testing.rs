@@ -70,6 +70,7 @@ fn block_flow() -> Value {
     json!({ "version": 2, "id": "blocks", "steps": steps })
 }
 
+#[expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 fn main() {
     let blocks = block_flow();
     let block_set = FlowSet::new(&[&blocks]).expect("valid 500-step flow");

@@ -228,3 +228,43 @@ fn an_invalid_flow_set_fails_its_cases_naming_the_issue() {
         "{stdout}"
     );
 }
+
+#[test]
+fn generate_prints_a_suite_that_passes_with_every_edge_covered() {
+    let dir = shop();
+    let output = test(&dir, &["--generate", "shop.json", "--subflows", "flows"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stderr), "", "nothing is left uncovered");
+    let suite: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        suite["flows"],
+        serde_json::json!(["shop.json", "flows/pay.json"])
+    );
+    dir.write("generated.flowtest.json", &text(&output.stdout));
+    let run = test(&dir, &["--coverage", "generated.flowtest.json"]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stdout));
+    assert!(
+        text(&run.stdout).contains("every step and edge was covered"),
+        "{}",
+        text(&run.stdout)
+    );
+    // A condition no tried reply satisfies is listed on stderr, with exit 0.
+    dir.write(
+        "pick.json",
+        r#"{"version": 2, "id": "pick", "steps": [
+      {"id": "code", "kind": "ask", "text": "Code?", "save": "code"},
+      {"id": "route", "kind": "branch", "cases": [
+        {"when": {"var": "code", "op": "matches", "value": "^Z[0-9]{3}$"}, "next": "z"}]},
+      {"id": "plain", "kind": "end"},
+      {"id": "z", "kind": "end"}]}"#,
+    );
+    let partial = test(&dir, &["--generate", "pick.json"]);
+    assert_eq!(partial.status.code(), Some(0));
+    let stderr = text(&partial.stderr);
+    assert!(
+        stderr.starts_with("botmesh-mcp test: uncovered: pick: route → case "),
+        "{stderr}"
+    );
+    let usage = test(&dir, &["--generate", "pick.json", "shop.flowtest.json"]);
+    assert_eq!(usage.status.code(), Some(2));
+}
