@@ -176,8 +176,31 @@ async function main() {
       check(page === 1 ? s.neighbours?.below === 2 : s.neighbours?.above === 1, `page ${page} neighbours ${JSON.stringify(s.neighbours)}`)
       sizes.push(`${w}x${h}`)
     }
+    // flow_test: one passing case, one failing at its second turn; the SDK checks the schema.
+    const tested = await client.callTool({
+      name: 'flow_test',
+      arguments: {
+        document: SIMULATION.document,
+        tests: {
+          tests: [
+            {
+              name: 'large for Ana',
+              handlers: SIMULATION.handlers,
+              turns: [{ user: { tap: 'large' } }, { user: 'Ana' }, { bot: { text: 'Ticket T-1 for Ana, large.' } }],
+              expect: { outcome: 'ended', variables: { size: 'large' } },
+            },
+            { name: 'small is not large', turns: [{ user: { tap: 'small' } }, { bot: { contains: 'large' } }] },
+          ],
+        },
+      },
+    })
+    check(tested.isError !== true, `flow_test answered isError: ${JSON.stringify(tested.content)}`)
+    const report = tested.structuredContent ?? JSON.parse(tested.content?.[0]?.text ?? '{}')
+    check(report.valid === true && report.totals?.passed === 1 && report.totals?.failed === 1, `flow_test totals ${JSON.stringify(report.totals)}`)
+    check(report.cases?.[1]?.failure?.path === '/tests/1/turns/1', `flow_test failure ${JSON.stringify(report.cases?.[1])}`)
+    check(report.coverage?.flows?.[0]?.uncoveredEdges?.length === 0, `flow_test coverage ${JSON.stringify(report.coverage)}`)
     console.log(
-      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars; 150 steps: overview ${ow}x${oh}, ${pages} pages, pages 1-2 ${sizes.join(' ')}; flow_simulate ${transcript.split('\n').length - 1} lines`,
+      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars; 150 steps: overview ${ow}x${oh}, ${pages} pages, pages 1-2 ${sizes.join(' ')}; flow_simulate ${transcript.split('\n').length - 1} lines; flow_test ${report.totals.passed}/${report.totals.cases} passed`,
     )
   } finally {
     await client.close()

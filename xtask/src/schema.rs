@@ -1,4 +1,6 @@
-//! `cargo xtask schema [--check]`: writes (or checks) `docs/schema/flow.schema.json`, the JSON
+//! `cargo xtask schema [--check]`: writes (or checks) `docs/schema/flowtest.schema.json` (the
+//! conversation test files' schema, from `botmesh-flow-runtime`'s model) and
+//! `docs/schema/flow.schema.json`, the JSON
 //! Schema generated from the Rust types of `botmesh-flow-schema`, and the same bytes in
 //! `crates/flow-schema/flow.schema.json` (embedded in the library as `FLOW_SCHEMA_JSON`, so the
 //! server serves the schema without linking the generator).
@@ -11,6 +13,10 @@ const SCHEMA_FILES: [&str; 2] = [
     "crates/flow-schema/flow.schema.json",
 ];
 
+/// The schema of conversation test files (`*.flowtest.json`), generated from the runtime's
+/// model.
+const FLOWTEST_SCHEMA_FILE: &str = "docs/schema/flowtest.schema.json";
+
 pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
     let check = match args {
         [] => false,
@@ -21,6 +27,8 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
     for file in SCHEMA_FILES {
         crate::generated::update(file, &contents, check, "schema")?;
     }
+    let tests = botmesh_flow_runtime::flowtest_schema_string();
+    crate::generated::update(FLOWTEST_SCHEMA_FILE, &tests, check, "schema")?;
     Ok(())
 }
 
@@ -32,6 +40,17 @@ fn schema_is_fresh() {
         if let Err(error) = crate::generated::ensure_fresh(file, &path, &contents, "schema") {
             panic!("{error}");
         }
+    }
+}
+
+#[test]
+fn flowtest_schema_is_fresh() {
+    let contents = botmesh_flow_runtime::flowtest_schema_string();
+    let path = crate::project_root().join(FLOWTEST_SCHEMA_FILE);
+    if let Err(error) =
+        crate::generated::ensure_fresh(FLOWTEST_SCHEMA_FILE, &path, &contents, "schema")
+    {
+        panic!("{error}");
     }
 }
 

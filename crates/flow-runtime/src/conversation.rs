@@ -200,7 +200,7 @@ enum Halt {
 }
 
 /// A conversation of one contact with a set of flows.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Conversation<'s> {
     set: &'s FlowSet,
     contact_name: String,

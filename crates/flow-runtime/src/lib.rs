@@ -37,18 +37,28 @@
 //!   `exact` and one of whose keywords equals the message wins, then `startsWith`, then
 //!   `contains`.
 //!
+//! Conversation tests (runtime §9): [`TestFile`] is the `*.flowtest.json` model (its JSON
+//! Schema is [`flowtest_schema`]), [`run_case`] runs one case and reports its first failure
+//! with the JSON Pointer of the failing turn, [`coverage`] counts the steps and the edges of
+//! the analyzer's graph that the runs took.
+//!
 //! Dependencies beyond the design's list: `regex-syntax` (the RE2 pattern's parse and the
 //! Unicode tables RE2 has; the matcher is a small NFA of our own, as an engine crate would
 //! add hundreds of KB to the shipped binary, whose size is budgeted), `unicode-normalization` (NFD
 //! and general category M, for the text normalization of §2), `ryu-js` (JavaScript's
-//! `String(number)`); all three are already used by other crates of the workspace.
+//! `String(number)`); all three are already used by other crates of the workspace. The
+//! workspace's `botmesh-flow-analyzer` (the graph coverage is counted on) and `schemars` (the
+//! test file's schema, generated as the flow schema is) for the conversation tests.
 
 mod conversation;
+mod coverage;
 mod format;
+mod generate;
 mod input;
 mod parse;
 mod regex;
 mod set;
+mod testing;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -58,7 +68,9 @@ pub use conversation::{
     BUILT_INS, Conversation, EdgeKind, MAX_CALL_DEPTH, MAX_INTERPOLATED_CHARS,
     MAX_SIMULATION_STEPS, MAX_STEPS_PER_REPLY, Outcome, OutcomeKind, Transition, Warning,
 };
+pub use coverage::{Coverage, CoverageCounter, FlowCoverage, UncoveredEdge, coverage, percent};
 pub use format::{entry_line, simulation_text};
+pub use generate::{Generated, MAX_GENERATED_DEPTH, MAX_GENERATED_RUNS, ask_replies, generate};
 pub use input::{
     InputError, MAX_REPLIES, Mock, Reply, Setup, Simulation, Start, initial_value,
     is_variable_name, parse_handlers, parse_mock, parse_replies, parse_reply, parse_start,
@@ -67,6 +79,11 @@ pub use input::{
 pub use parse::parse_answer;
 pub use regex::{MAX_MATCH_WORK, MAX_PROGRAM, Pattern, PatternError};
 pub use set::{FlowSet, SetError};
+pub use testing::{
+    BotSpec, CaseRun, ContactSpec, ExpectSpec, Failure, MessageType, MockSpec, OutcomeSpec,
+    ReplySpec, StartSpec, TestCase, TestFile, TestIssue, TurnSpec, flowtest_schema,
+    flowtest_schema_string, message_text, pointer_token, run_case,
+};
 pub use text::{contains_words, is_letter_or_digit, normalize, starts_with_words};
 pub use value::{Scalar, js_number};
 

@@ -957,7 +957,7 @@ fn generated_flow(id: &str, picks: &[(u8, u8, u8)], others: &[&str], trigger: (u
             1 => {
                 json!({ "kind": "buttons", "text": "Pick", "buttons": (0..=usize::from(b % 3)).map(|k| {
                     let mut button = json!({ "id": format!("b{k}"), "title": format!("T{k}") });
-                    if (a + k as u8).is_multiple_of(2) { button["next"] = json!(step_id(usize::from(a) + k)); }
+                    if a.wrapping_add(k as u8).is_multiple_of(2) { button["next"] = json!(step_id(usize::from(a) + k)); }
                     button
                 }).collect::<Vec<_>>() })
             }
@@ -1027,7 +1027,7 @@ fn generated_flow(id: &str, picks: &[(u8, u8, u8)], others: &[&str], trigger: (u
 
 type Picks = Vec<(u8, u8, u8)>;
 
-fn flow_set() -> impl Strategy<Value = Vec<Value>> {
+pub(crate) fn flow_set() -> impl Strategy<Value = Vec<Value>> {
     let picks = || proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 1..12);
     (
         picks(),

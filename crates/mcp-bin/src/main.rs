@@ -11,6 +11,7 @@ mod check;
 mod http;
 mod logjson;
 mod render;
+mod test;
 
 use botmesh_mcp::{OptionsError, ServeError, ServerOptions, create_mcp_server, run_stdio};
 use std::ffi::OsString;
@@ -28,6 +29,8 @@ Usage:
                      [--theme light|dark] -o OUT.png|OUT.svg
   botmesh-mcp chat FILE [--subflows DIR|FILE]... [--message TEXT | --flow ID]
                    [--contact NAME] [--var NAME=VALUE]... [--handler NAME=JSON]...
+  botmesh-mcp test [--subflows DIR|FILE]... [--format text|json|github|junit]
+                   [--coverage] FILE...
   botmesh-mcp token new --scopes flow,docs --tokens FILE
 
 Options:
@@ -221,6 +224,10 @@ fn main() -> ExitCode {
         Some("chat") => {
             args.remove(0);
             return chat::run(args);
+        }
+        Some("test") => {
+            args.remove(0);
+            return test::run(args);
         }
         Some("token") => {
             args.remove(0);

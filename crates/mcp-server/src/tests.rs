@@ -573,7 +573,7 @@ fn every_tool_declaration_is_accepted_by_strict_clients() {
     let server = docs_server();
     let list = answers(server, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     let tools = list[0]["result"]["tools"].as_array().expect("tools");
-    assert_eq!(tools.len(), 12, "ten flow tools and two docs tools");
+    assert_eq!(tools.len(), 13, "eleven flow tools and two docs tools");
     for tool in tools {
         let name = tool["name"].as_str().expect("name");
         assert!(
@@ -644,6 +644,21 @@ fn typical_calls() -> Vec<(&'static str, Value)> {
             json!({ "document": example, "replies": ["x"] }),
         ),
         ("flow_simulate", json!({ "document": { "version": 2 } })),
+        (
+            "flow_test",
+            json!({ "document": example, "tests": { "tests": [
+                { "name": "a pizza starts", "start": { "message": "una pizza" }, "turns": [{ "bot": { "type": "buttons" } }] },
+                { "name": "a message it never sends", "turns": [{ "bot": { "text": "no such message" } }] }
+            ] } }),
+        ),
+        (
+            "flow_test",
+            json!({ "document": example, "tests": { "tests": [{ "name": "x", "turns": [{ "usr": "hi" }] }] } }),
+        ),
+        (
+            "flow_test",
+            json!({ "document": { "version": 2 }, "tests": { "tests": [] } }),
+        ),
         (
             "docs_search",
             json!({ "query": "flow_validate", "limit": 3 }),
@@ -1559,4 +1574,136 @@ fn serve_reports_tool_calls_opened_sessions_and_checks_routing_headers() {
         Session::at_revision("2025-03-26")
             .is_some_and(|s| s.protocol_revision() == Some("2025-03-26"))
     );
+}
+
+#[test]
+fn flow_test_reports_the_failing_turn_totals_and_coverage() {
+    let document = json!({ "version": 2, "id": "shop", "steps": [
+        { "id": "menu", "kind": "buttons", "text": "Pick", "buttons": [
+            { "id": "a", "title": "Apples", "next": "apples" },
+            { "id": "b", "title": "Bread", "next": "bread" }] },
+        { "id": "apples", "kind": "end", "text": "Apples it is." },
+        { "id": "bread", "kind": "end", "text": "Bread it is." }
+    ]});
+    let tests = json!({ "tests": [
+        { "name": "apples", "turns": [{ "user": { "tap": "a" } }, { "bot": { "text": "Apples it is." } }],
+          "expect": { "outcome": "ended", "step": "apples" } },
+        { "name": "wrong text", "turns": [{ "user": "Apples" }, { "bot": { "contains": "Pears" } }] }
+    ]});
+    let out = answers(
+        test_server(),
+        &call(
+            1,
+            "flow_test",
+            json!({ "document": document, "tests": tests }),
+        ),
+    );
+    let result = &out[0]["result"];
+    assert!(result.get("isError").is_none(), "{result}");
+    let structured = &result["structuredContent"];
+    assert_eq!(structured["valid"], true);
+    assert_eq!(
+        structured["totals"],
+        json!({ "cases": 2, "passed": 1, "failed": 1 })
+    );
+    assert_eq!(
+        structured["cases"][0],
+        json!({ "name": "apples", "passed": true })
+    );
+    let failure = &structured["cases"][1]["failure"];
+    assert_eq!(failure["path"], "/tests/1/turns/1");
+    assert_eq!(failure["expected"], "a message with containing \"Pears\"");
+    // Every message since the start: no bot turn matched before.
+    assert_eq!(
+        failure["actual"],
+        "[menu] buttons: \"Pick\"; [apples] text: \"Apples it is.\""
+    );
+    let flow = &structured["coverage"]["flows"][0];
+    assert_eq!(flow["steps"], 3);
+    assert_eq!(flow["stepsCovered"], 2);
+    assert_eq!(flow["uncoveredSteps"], json!(["bread"]));
+    assert_eq!(flow["uncoveredEdges"][0]["label"], "menu → \"Bread\"");
+    assert_eq!(flow["edgesCovered"], 1);
+}
+
+#[test]
+fn flow_test_with_a_malformed_test_file_is_invalid_not_an_error() {
+    let document = json!({ "version": 2, "id": "x", "steps": [{ "id": "bye", "kind": "end" }] });
+    let tests = json!({ "tests": [{ "name": "x", "turns": [{ "bot": { "txt": "hi" } }] },
+                                  { "name": "y", "start": { "flow": "nope" } }] });
+    let out = answers(
+        test_server(),
+        &call(
+            1,
+            "flow_test",
+            json!({ "document": document, "tests": tests }),
+        ),
+    );
+    let result = &out[0]["result"];
+    assert!(result.get("isError").is_none(), "{result}");
+    let structured = &result["structuredContent"];
+    assert_eq!(structured["valid"], false);
+    assert_eq!(structured["issues"][0]["path"], "/tests/0/turns/0/bot/txt");
+    assert_eq!(structured["issues"][0]["source"], "tests");
+    // The start flow needs the set: checked once the shape is right.
+    let tests = json!({ "tests": [{ "name": "y", "start": { "flow": "nope" } }] });
+    let out = answers(
+        test_server(),
+        &call(
+            1,
+            "flow_test",
+            json!({ "document": document, "tests": tests }),
+        ),
+    );
+    let structured = &out[0]["result"]["structuredContent"];
+    assert_eq!(structured["valid"], false);
+    assert_eq!(structured["issues"][0]["path"], "/tests/0/start/flow");
+}
+
+#[test]
+fn flow_test_generates_a_suite_that_passes_and_covers_every_edge() {
+    let document = json!({ "version": 2, "id": "shop", "steps": [
+        { "id": "menu", "kind": "buttons", "text": "Pick", "buttons": [
+            { "id": "a", "title": "Apples", "next": "qty" },
+            { "id": "b", "title": "Bread", "next": "bread" }] },
+        { "id": "qty", "kind": "ask", "text": "How many?", "save": "qty", "input": "number" },
+        { "id": "check", "kind": "branch", "cases": [
+            { "when": { "var": "qty", "op": "gt", "value": 4 }, "next": "many" }], "default": "bread" },
+        { "id": "many", "kind": "end", "text": "Many." },
+        { "id": "bread", "kind": "end", "text": "Bread it is." }
+    ]});
+    let out = answers(
+        test_server(),
+        &call(
+            1,
+            "flow_test",
+            json!({ "document": document, "generate": true }),
+        ),
+    );
+    let structured = &out[0]["result"]["structuredContent"];
+    assert_eq!(structured["valid"], true, "{structured}");
+    assert_eq!(structured["totals"]["failed"], 0, "{structured}");
+    assert_eq!(structured["uncovered"], json!([]));
+    let flow = &structured["coverage"]["flows"][0];
+    assert_eq!(flow["edgesCovered"], flow["edges"], "{flow}");
+    let names: Vec<&str> = structured["tests"]["tests"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        names.iter().any(|n| n.contains("check → case qty > 4")),
+        "{names:?}"
+    );
+    // tests and generate: true are exclusive.
+    let both = answers(
+        test_server(),
+        &call(
+            2,
+            "flow_test",
+            json!({ "document": document, "generate": true, "tests": { "tests": [] } }),
+        ),
+    );
+    assert_eq!(both[0]["result"]["isError"], true);
 }

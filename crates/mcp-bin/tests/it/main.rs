@@ -17,4 +17,5 @@ mod hostile_flow;
 mod no_http;
 mod render;
 mod stdio;
+mod test;
 mod util;

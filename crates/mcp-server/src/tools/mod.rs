@@ -4,6 +4,7 @@ mod docs;
 mod flow;
 mod render;
 mod simulate;
+mod test;
 
 #[cfg(test)]
 pub(crate) use render::base64;
@@ -19,6 +20,7 @@ pub(crate) fn builtin(with_docs: bool) -> Catalogue {
     }
     catalogue.register(render::flow_render());
     catalogue.register(simulate::flow_simulate());
+    catalogue.register(test::flow_test());
     if with_docs {
         for tool in docs::tools() {
             catalogue.register(tool);

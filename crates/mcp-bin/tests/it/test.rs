@@ -1,0 +1,270 @@
+//! End-to-end tests of `botmesh-mcp test`: the report of a failing case (its FILE:LINE:COL,
+//! expected, actual, the conversation), the default flow beside the test file, folders,
+//! `--subflows`, coverage, the json, github and junit formats, and exit codes 0, 1 and 2.
+//! The JUnit output is read by a real JUnit parser in CI (`.ci/parts/flowtest.sh`).
+
+use std::process::Output;
+
+use crate::util::Dir;
+
+const SHOP: &str = r#"{"version": 2, "id": "shop", "steps": [
+  {"id": "menu", "kind": "buttons", "text": "What now?", "buttons": [
+    {"id": "pay", "title": "Pay", "next": "go"},
+    {"id": "leave", "title": "Leave", "next": "bye"}]},
+  {"id": "go", "kind": "subflow", "flow": "pay"},
+  {"id": "bye", "kind": "end", "text": "Bye, {{amount}} paid"}
+]}"#;
+
+const PAY: &str = r#"{"version": 2, "id": "pay", "steps": [
+  {"id": "amount", "kind": "ask", "text": "How much?", "save": "amount", "input": "number"},
+  {"id": "done", "kind": "end"}
+]}"#;
+
+const TESTS: &str = r#"{
+  "tests": [
+    {
+      "name": "pays ten",
+      "turns": [
+        { "user": { "tap": "pay" } },
+        { "user": "10" },
+        { "bot": { "text": "Bye, 10 paid" } }
+      ],
+      "expect": { "outcome": "ended", "variables": { "amount": 10 } }
+    },
+    {
+      "name": "pays twenty",
+      "turns": [
+        { "user": "Pay" },
+        { "user": "20" },
+        { "bot": { "contains": "30 paid" } }
+      ]
+    }
+  ]
+}
+"#;
+
+fn test(dir: &Dir, args: &[&str]) -> Output {
+    let mut command = dir.command();
+    command.arg("test").args(args);
+    command.output().expect("run botmesh-mcp test")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8")
+}
+
+fn shop() -> Dir {
+    let dir = Dir::new("test");
+    dir.create_dir("flows");
+    dir.write("shop.json", SHOP)
+        .write("flows/pay.json", PAY)
+        .write("shop.flowtest.json", TESTS);
+    dir
+}
+
+#[test]
+fn a_failing_case_names_its_line_expected_actual_and_the_conversation() {
+    let dir = shop();
+    let output = test(&dir, &["--subflows", "flows", "shop.flowtest.json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        "ok   shop.flowtest.json: pays ten
+FAIL shop.flowtest.json:17:9: pays twenty, turn 2
+  expected: a message with containing \"30 paid\"
+  actual:   [menu] buttons: \"What now?\"; [amount] text: \"How much?\"; [bye] text: \"Bye, 20 paid\"
+  conversation:
+    bot shop/menu buttons: \"What now?\" [pay] \"Pay\" [leave] \"Leave\"
+    user: \"Pay\"
+    · shop/go call pay
+    bot pay/amount: \"How much?\"
+    user: \"20\"
+    · pay/amount save amount = 20
+    · pay/done return shop
+    bot shop/bye: \"Bye, 20 paid\"
+2 cases: 1 passed, 1 failed
+"
+    );
+    assert_eq!(text(&output.stderr), "");
+}
+
+#[test]
+fn a_passing_folder_with_coverage_lists_what_no_case_took() {
+    let dir = shop();
+    let passing = TESTS.replace("30 paid", "20 paid");
+    dir.create_dir("tests").write(
+        "tests/shop.flowtest.json",
+        &passing.replace(
+            "\"tests\": [",
+            "\"flows\": [\"../shop.json\", \"../flows/pay.json\"], \"tests\": [",
+        ),
+    );
+    let output = test(&dir, &["--coverage", "tests"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.ends_with(
+            "2 cases: 2 passed, 0 failed
+
+coverage
+  flow             steps            edges
+  shop        3/3 100.0%       3/4  75.0%
+  pay         2/2 100.0%       1/1 100.0%
+  total       5/5 100.0%       4/5  80.0%
+uncovered:
+  shop: edge menu → \"Leave\"
+"
+        ),
+        "{stdout}"
+    );
+    let json = test(&dir, &["--coverage", "--format", "json", "tests"]);
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(report["totals"]["passed"], 2);
+    assert_eq!(
+        report["coverage"]["flows"][0]["uncoveredEdges"][0]["label"],
+        "menu → \"Leave\""
+    );
+    assert_eq!(report["coverage"]["flows"][0]["edgesCovered"], 3);
+}
+
+#[test]
+fn github_and_junit_point_at_the_failing_turn() {
+    let dir = shop();
+    let github = test(
+        &dir,
+        &[
+            "--subflows",
+            "flows",
+            "--format",
+            "github",
+            "shop.flowtest.json",
+        ],
+    );
+    assert_eq!(github.status.code(), Some(1));
+    let first = text(&github.stdout).lines().next().map(str::to_owned);
+    assert_eq!(
+        first.as_deref(),
+        Some(
+            "::error file=shop.flowtest.json,line=17,col=9,title=pays twenty%2C turn 2::expected: a message with containing \"30 paid\"%0Aactual: [menu] buttons: \"What now?\"; [amount] text: \"How much?\"; [bye] text: \"Bye, 20 paid\""
+        )
+    );
+    let junit = test(
+        &dir,
+        &[
+            "--subflows",
+            "flows",
+            "--format",
+            "junit",
+            "shop.flowtest.json",
+        ],
+    );
+    assert_eq!(junit.status.code(), Some(1));
+    let xml = text(&junit.stdout);
+    assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"botmesh-mcp test\" tests=\"2\" failures=\"1\" errors=\"0\">\n"), "{xml}");
+    assert!(xml.contains("<testcase name=\"pays ten\" classname=\"shop.flowtest.json\" file=\"shop.flowtest.json\" line=\"3\"/>"), "{xml}");
+    assert!(xml.contains("<testcase name=\"pays twenty\" classname=\"shop.flowtest.json\" file=\"shop.flowtest.json\" line=\"17\">"), "{xml}");
+    assert!(
+        xml.contains(
+            "<failure message=\"turn 2: expected a message with containing &quot;30 paid&quot;"
+        ),
+        "{xml}"
+    );
+}
+
+#[test]
+fn malformed_files_exit_2_naming_file_line_and_column_with_stdout_empty() {
+    let dir = shop();
+    dir.write(
+        "bad.flowtest.json",
+        "{ \"tests\": [\n  { \"name\": \"x\",\n    \"turns\": [ { \"usr\": \"hi\" } ] }\n] }\n",
+    )
+    .write(
+        "broken.flowtest.json",
+        "{ \"tests\": [\n  { \"name\": \"x\" ,, }\n] }\n",
+    )
+    .write("lonely.flowtest.json", "{ \"tests\": [] }");
+    let output = test(
+        &dir,
+        &[
+            "bad.flowtest.json",
+            "broken.flowtest.json",
+            "lonely.flowtest.json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(text(&output.stdout), "");
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("botmesh-mcp test: bad.flowtest.json:3:18: a turn must be { \"user\": REPLY } or { \"bot\": { text?, contains?, type?, step? } }, found the key \"usr\"\n"), "{stderr}");
+    assert!(
+        stderr.contains("botmesh-mcp test: broken.flowtest.json:2:18: not JSON:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "botmesh-mcp test: lonely.flowtest.json: its flow lonely.json cannot be read: not found"
+        ),
+        "{stderr}"
+    );
+    let usage = test(&dir, &["--format", "xml", "shop.flowtest.json"]);
+    assert_eq!(usage.status.code(), Some(2));
+    assert!(text(&usage.stderr).contains("unknown report format"));
+    let none = test(&dir, &[]);
+    assert_eq!(none.status.code(), Some(2));
+}
+
+#[test]
+fn an_invalid_flow_set_fails_its_cases_naming_the_issue() {
+    let dir = shop();
+    // Without --subflows, shop calls a flow that is not in the set.
+    dir.write(
+        "shop.json",
+        &SHOP.replace("\"kind\": \"end\"", "\"kind\": \"finish\""),
+    );
+    let output = test(&dir, &["--subflows", "flows", "shop.flowtest.json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("expected: a valid flow set\n  actual:   shop.json is not valid:"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn generate_prints_a_suite_that_passes_with_every_edge_covered() {
+    let dir = shop();
+    let output = test(&dir, &["--generate", "shop.json", "--subflows", "flows"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stderr), "", "nothing is left uncovered");
+    let suite: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(
+        suite["flows"],
+        serde_json::json!(["shop.json", "flows/pay.json"])
+    );
+    dir.write("generated.flowtest.json", &text(&output.stdout));
+    let run = test(&dir, &["--coverage", "generated.flowtest.json"]);
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stdout));
+    assert!(
+        text(&run.stdout).contains("every step and edge was covered"),
+        "{}",
+        text(&run.stdout)
+    );
+    // A condition no tried reply satisfies is listed on stderr, with exit 0.
+    dir.write(
+        "pick.json",
+        r#"{"version": 2, "id": "pick", "steps": [
+      {"id": "code", "kind": "ask", "text": "Code?", "save": "code"},
+      {"id": "route", "kind": "branch", "cases": [
+        {"when": {"var": "code", "op": "matches", "value": "^Z[0-9]{3}$"}, "next": "z"}]},
+      {"id": "plain", "kind": "end"},
+      {"id": "z", "kind": "end"}]}"#,
+    );
+    let partial = test(&dir, &["--generate", "pick.json"]);
+    assert_eq!(partial.status.code(), Some(0));
+    let stderr = text(&partial.stderr);
+    assert!(
+        stderr.starts_with("botmesh-mcp test: uncovered: pick: route → case "),
+        "{stderr}"
+    );
+    let usage = test(&dir, &["--generate", "pick.json", "shop.flowtest.json"]);
+    assert_eq!(usage.status.code(), Some(2));
+}

@@ -1,0 +1,233 @@
+//! `flow_test`: runs a conversation test file's cases (runtime spec §9) against documents
+//! given inline, with `botmesh-flow-runtime`, and reports each case, the totals and coverage.
+
+use super::{document_property, input_schema};
+use crate::catalogue::{Scope, Tool, ToolError};
+use botmesh_flow_analyzer as analyzer;
+use botmesh_flow_runtime as runtime;
+use serde_json::{Map, Value, json};
+
+const DOCUMENT: &str = "The flow document (JSON object, version 2) the cases start in unless a case's start says otherwise.";
+
+const TESTS: &str = "The test file's object (the content of a *.flowtest.json file): { tests: [ { name, start?, contact?, variables?, handlers?, turns: [ { user: REPLY } | { bot: { text?, contains?, type?, step? } } ], expect?: { outcome?, step?, variables?, path? } } ] }. Its flows key, if any, is ignored: the documents are document and subflows.";
+
+fn issues_schema() -> Value {
+    json!({
+        "type": "array",
+        "description": "Why nothing ran: the flow set's validation issues (source document or subflows/N, a pointer into that document) or the test file's (source tests, a pointer into it).",
+        "items": {
+            "type": "object",
+            "properties": {
+                "path": { "type": "string" },
+                "message": { "type": "string" },
+                "source": { "type": "string" }
+            },
+            "required": ["path", "message", "source"]
+        }
+    })
+}
+
+fn coverage_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "flows": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "flow": { "type": "string" },
+                        "steps": { "type": "integer" },
+                        "stepsCovered": { "type": "integer" },
+                        "edges": { "type": "integer" },
+                        "edgesCovered": { "type": "integer" },
+                        "uncoveredSteps": { "type": "array", "items": { "type": "string" } },
+                        "uncoveredEdges": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "from": { "type": "string" },
+                                    "to": { "type": "string" },
+                                    "toFlow": { "type": "string" },
+                                    "kind": { "type": "string" },
+                                    "label": { "type": "string" }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    })
+}
+
+fn invalid(issues: Vec<Value>) -> Value {
+    json!({ "valid": false, "issues": issues })
+}
+
+pub(super) fn flow_test() -> Tool {
+    let mut properties = Map::new();
+    properties.insert("document".into(), document_property(DOCUMENT));
+    properties.insert("subflows".into(), super::subflows_property());
+    properties.insert(
+        "tests".into(),
+        json!({ "type": "object", "description": TESTS }),
+    );
+    properties.insert(
+        "generate".into(),
+        json!({ "type": "boolean", "description": "true: instead of tests, write a suite that covers every edge the search over the flow's choices reaches (each button and row, valid and invalid replies, values on both sides of the conditions, handler results), return it as tests with the edges it cannot cover in uncovered, and run it." }),
+    );
+    let output = json!({
+        "valid": { "type": "boolean" },
+        "issues": issues_schema(),
+        "cases": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": { "type": "string" },
+                    "passed": { "type": "boolean" },
+                    "failure": {
+                        "type": "object",
+                        "description": "The first failure: the JSON Pointer of the failing turn or expectation in the test file, what was expected, what happened.",
+                        "properties": {
+                            "path": { "type": "string" },
+                            "expected": { "type": "string" },
+                            "actual": { "type": "string" }
+                        },
+                        "required": ["path", "expected", "actual"]
+                    }
+                },
+                "required": ["name", "passed"]
+            }
+        },
+        "totals": {
+            "type": "object",
+            "properties": {
+                "cases": { "type": "integer" },
+                "passed": { "type": "integer" },
+                "failed": { "type": "integer" }
+            }
+        },
+        "coverage": coverage_schema(),
+        "tests": { "type": "object", "description": "With generate: true, the generated test file." },
+        "uncovered": { "type": "array", "items": { "type": "string" }, "description": "With generate: true, each edge no searched conversation took, with the reason." }
+    });
+    Tool {
+        name: "flow_test",
+        title: "Run conversation tests against a flow",
+        description: "Run the cases of a conversation test file (the object of a *.flowtest.json: named \
+         cases of user replies, expected bot messages and a final expect on outcome, step, \
+         variables and path) against a flow document and its subflows, with the simulator of \
+         flow_simulate. Returns each case passed or failed (the first failure: the JSON Pointer \
+         of the failing turn, expected and actual), the totals, and coverage: per flow the steps \
+         and graph edges the cases took, and the uncovered ones by step and edge label. An \
+         invalid flow set or a malformed test file gives valid: false with its issues and runs \
+         nothing.",
+        scope: Scope::Flow,
+        input_schema: input_schema(Value::Object(properties), &["document"]),
+        output_schema: json!({
+            "type": "object",
+            "properties": output,
+            "required": ["valid", "issues"]
+        }),
+        handler: Tool::handler(|_, arguments| {
+            let document = super::arg(arguments, "document")?;
+            let generate = match arguments.get("generate") {
+                None => false,
+                Some(Value::Bool(flag)) => *flag,
+                Some(_) => {
+                    return Err(ToolError(
+                        "invalid arguments for flow_test: generate must be true or false"
+                            .to_owned(),
+                    ));
+                }
+            };
+            if generate == arguments.contains_key("tests") {
+                return Err(ToolError(
+                    "invalid arguments for flow_test: give tests (a test file's object) or generate: true, exactly one of them".to_owned(),
+                ));
+            }
+            let subflows = match arguments.get("subflows") {
+                None => &[][..],
+                Some(Value::Array(items)) => items.as_slice(),
+                Some(_) => {
+                    return Err(ToolError(
+                        "invalid arguments for flow_test: subflows must be an array of flow documents"
+                            .to_owned(),
+                    ));
+                }
+            };
+            let analysis = analyzer::analyze_set(document, subflows);
+            if !analysis.valid {
+                let issues = super::to_payload(&analysis.issues)?;
+                return Ok(json!({ "valid": false, "issues": issues }).into());
+            }
+            let documents: Vec<&Value> = std::iter::once(document).chain(subflows).collect();
+            let set = runtime::FlowSet::new(&documents)
+                .map_err(|error| ToolError(format!("internal error: {error}")))?;
+            let generated = generate.then(|| runtime::generate(&set, &documents));
+            let tests = match &generated {
+                Some(generated) => &generated.tests,
+                None => super::arg(arguments, "tests")?,
+            };
+            let file = match runtime::TestFile::from_json(tests) {
+                Ok(file) => file,
+                Err(issues) => {
+                    let issues = issues
+                        .into_iter()
+                        .map(|i| json!({ "path": i.path, "message": i.message, "source": "tests" }))
+                        .collect();
+                    return Ok(invalid(issues).into());
+                }
+            };
+            let issues = file.check_against(&set);
+            if !issues.is_empty() {
+                let issues = issues
+                    .into_iter()
+                    .map(|i| json!({ "path": i.path, "message": i.message, "source": "tests" }))
+                    .collect();
+                return Ok(invalid(issues).into());
+            }
+            let runs: Vec<runtime::CaseRun> = file
+                .tests
+                .iter()
+                .enumerate()
+                .map(|(index, case)| runtime::run_case(&set, case, index))
+                .collect();
+            let coverage = runtime::coverage(
+                &documents,
+                runs.iter()
+                    .map(|r| (r.transitions.as_slice(), r.path.as_slice())),
+            );
+            let failed = runs.iter().filter(|r| r.failure.is_some()).count();
+            let cases: Vec<Value> = runs
+                .iter()
+                .map(|run| {
+                    let mut case = json!({ "name": run.name, "passed": run.failure.is_none() });
+                    if let Some(failure) = &run.failure {
+                        case["failure"] = json!({
+                            "path": failure.path,
+                            "expected": failure.expected,
+                            "actual": failure.actual,
+                        });
+                    }
+                    case
+                })
+                .collect();
+            let mut payload = json!({
+                "valid": true,
+                "issues": [],
+                "cases": cases,
+                "totals": { "cases": runs.len(), "passed": runs.len() - failed, "failed": failed },
+                "coverage": super::to_payload(&coverage)?,
+            });
+            if let Some(generated) = generated {
+                payload["tests"] = generated.tests;
+                payload["uncovered"] = json!(generated.uncovered);
+            }
+            Ok(payload.into())
+        }),
+    }
+}
