@@ -13,6 +13,8 @@
 
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
+use crate::text::in_ranges;
+
 /// The most instructions one compiled pattern may have (a counted repetition is unrolled).
 pub const MAX_PROGRAM: usize = 100_000;
 
@@ -200,20 +202,6 @@ impl Context {
             Look::WordEndHalfAscii | Look::WordEndHalfUnicode => !after,
         }
     }
-}
-
-fn in_ranges(ranges: &[(char, char)], c: char) -> bool {
-    ranges
-        .binary_search_by(|&(start, end)| {
-            if end < c {
-                std::cmp::Ordering::Less
-            } else if start > c {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
 }
 
 /// A set of program counters with insertion order (a sparse set, cleared in O(1)).

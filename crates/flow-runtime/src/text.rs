@@ -26,7 +26,11 @@ pub fn is_letter_or_digit(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric();
     }
-    let ranges = letter_or_digit_ranges();
+    in_ranges(letter_or_digit_ranges(), c)
+}
+
+/// True when `c` is in one of the sorted, disjoint inclusive `ranges`.
+pub(crate) fn in_ranges(ranges: &[(char, char)], c: char) -> bool {
     ranges
         .binary_search_by(|&(start, end)| {
             if end < c {
