@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use botmesh_flow_analyzer::{self as analyzer, Value};
 use botmesh_flow_runtime::{self as runtime, Conversation, FlowSet, Reply, Scalar, Setup, Start};
 
-use crate::check::{emit, load, same_file, subflow_files};
+use crate::check::{complain_as, emit, load, same_file, subflow_files};
 
 const USAGE: &str = "usage: botmesh-mcp chat FILE [--subflows DIR|FILE]... [--message TEXT | --flow ID] [--contact NAME] [--var NAME=VALUE]... [--handler NAME=JSON]...
 
@@ -138,15 +138,8 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
     })))
 }
 
-#[expect(
-    clippy::print_stderr,
-    reason = "chat is a CLI: usage errors and unreadable files go to stderr"
-)]
 fn complain(message: &str, usage: bool) {
-    eprintln!("botmesh-mcp chat: {message}");
-    if usage {
-        eprintln!("{USAGE}");
-    }
+    complain_as("chat", message, usage.then_some(USAGE));
 }
 
 /// Runs `botmesh-mcp chat` with the arguments that follow `chat`.

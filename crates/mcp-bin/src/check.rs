@@ -354,14 +354,23 @@ fn unified_diff(name: &str, old: &str, new: &str) -> String {
     out
 }
 
+fn complain(message: &str, usage: bool) {
+    complain_as("check", message, usage.then_some(USAGE));
+}
+
+/// A subcommand's error on stderr, `botmesh-mcp COMMAND: LINE` for each line of `message` (a
+/// malformed test file may have several problems), then `usage` after a usage error: what
+/// `check`, `render`, `chat` and `test` print before exiting 2.
 #[expect(
     clippy::print_stderr,
-    reason = "check is a CLI: usage errors and unreadable files go to stderr"
+    reason = "the subcommands are a CLI: usage errors and unreadable files go to stderr"
 )]
-fn complain(message: &str, usage: bool) {
-    eprintln!("botmesh-mcp check: {message}");
-    if usage {
-        eprintln!("{USAGE}");
+pub(crate) fn complain_as(command: &str, message: &str, usage: Option<&str>) {
+    for line in message.lines() {
+        eprintln!("botmesh-mcp {command}: {line}");
+    }
+    if let Some(usage) = usage {
+        eprintln!("{usage}");
     }
 }
 

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use botmesh_flow_analyzer::{self as analyzer, Direction, Value};
 use botmesh_flow_render::{self as render, Options, Theme};
 
-use crate::check::{emit, load, same_file, subflow_files};
+use crate::check::{complain_as, emit, load, same_file, subflow_files};
 
 const USAGE: &str = "usage: botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL] [--theme light|dark] [--page N | --focus STEP [--depth D]] [--max-size PX] -o OUT.png|OUT.svg
 
@@ -277,15 +277,8 @@ fn execute(args: &Args) -> Result<Outcome, String> {
     )))
 }
 
-#[expect(
-    clippy::print_stderr,
-    reason = "render is a CLI: usage errors and unreadable files go to stderr"
-)]
 fn complain(message: &str, usage: bool) {
-    eprintln!("botmesh-mcp render: {message}");
-    if usage {
-        eprintln!("{USAGE}");
-    }
+    complain_as("render", message, usage.then_some(USAGE));
 }
 
 /// Runs `botmesh-mcp render` with the arguments that follow `render`.

@@ -26,7 +26,7 @@ use botmesh_flow_analyzer::{self as analyzer, SourceMap, Value, parse_with_posit
 use botmesh_flow_runtime::{self as runtime, CaseRun, Coverage, CoverageCounter, TestFile};
 use serde_json::json;
 
-use crate::check::{emit, same_file, subflow_files};
+use crate::check::{complain_as, emit, same_file, subflow_files};
 
 const USAGE: &str = "usage: botmesh-mcp test [--subflows DIR|FILE]... [--format text|json|github|junit] [--coverage] FILE...
        botmesh-mcp test --generate FLOW [--subflows DIR|FILE]...
@@ -717,17 +717,8 @@ fn execute(args: &Args) -> Result<(String, bool), String> {
     Ok((report, failed))
 }
 
-#[expect(
-    clippy::print_stderr,
-    reason = "test is a CLI: usage errors and malformed files go to stderr"
-)]
 fn complain(message: &str, usage: bool) {
-    for line in message.lines() {
-        eprintln!("botmesh-mcp test: {line}");
-    }
-    if usage {
-        eprintln!("{USAGE}");
-    }
+    complain_as("test", message, usage.then_some(USAGE));
 }
 
 /// Runs `botmesh-mcp test` with the arguments that follow `test`.
