@@ -47,7 +47,14 @@ pub(crate) fn subflows_property() -> Value {
 /// The `issues` of a set of documents: each with its pointer, its sentence and its `source`
 /// (`document` or `subflows/N`), as `flow_analyze` and `flow_render` return them.
 pub(crate) fn sourced_issues_schema() -> Value {
-    let mut schema = json!({
+    let mut schema = issues_without_positions_schema();
+    location_properties(&mut schema["items"]["properties"]);
+    schema
+}
+
+/// The same issues without line and column (`flow_test`'s, whose documents arrive as JSON).
+pub(crate) fn issues_without_positions_schema() -> Value {
+    json!({
         "type": "array",
         "items": {
             "type": "object",
@@ -58,9 +65,7 @@ pub(crate) fn sourced_issues_schema() -> Value {
             },
             "required": ["path", "message", "source"]
         }
-    });
-    location_properties(&mut schema["items"]["properties"]);
-    schema
+    })
 }
 
 /// `{"type": "object", "description": ...}`: a document argument (validated by the tool itself,

@@ -12,19 +12,11 @@ const DOCUMENT: &str = "The flow document (JSON object, version 2) the cases sta
 const TESTS: &str = "The test file's object (the content of a *.flowtest.json file): { tests: [ { name, start?, contact?, variables?, handlers?, turns: [ { user: REPLY } | { bot: { text?, contains?, type?, step? } } ], expect?: { outcome?, step?, variables?, path? } } ] }. Its flows key, if any, is ignored: the documents are document and subflows.";
 
 fn issues_schema() -> Value {
-    json!({
-        "type": "array",
-        "description": "Why nothing ran: the flow set's validation issues (source document or subflows/N, a pointer into that document) or the test file's (source tests, a pointer into it).",
-        "items": {
-            "type": "object",
-            "properties": {
-                "path": { "type": "string" },
-                "message": { "type": "string" },
-                "source": { "type": "string" }
-            },
-            "required": ["path", "message", "source"]
-        }
-    })
+    let mut schema = super::issues_without_positions_schema();
+    schema["description"] = json!(
+        "Why nothing ran: the flow set's validation issues (source document or subflows/N, a pointer into that document) or the test file's (source tests, a pointer into it)."
+    );
+    schema
 }
 
 fn coverage_schema() -> Value {
