@@ -144,6 +144,11 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
     let mut all_ids: Vec<NodeIds<'_>> = Vec::with_capacity(graph.flows.len());
     let mut counter = 0usize;
     let mut calls = Vec::new();
+    // What failure paths are drawn in (a class on handoff nodes, a style on retry-exhausted
+    // links): node numbers, and link indices in the order Mermaid numbers links (as written).
+    let mut handoffs: Vec<usize> = Vec::new();
+    let mut failure_links: Vec<usize> = Vec::new();
+    let mut links = 0usize;
     for (index, flow) in graph.flows.iter().enumerate() {
         let indent = if several { "    " } else { "  " };
         all_ids.push(NodeIds::new(&flow.nodes, &mut counter));
@@ -163,6 +168,9 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
                 "ask" => ("[/\"", "\"/]"),
                 _ => ("[\"", "\"]"),
             };
+            if node.kind == "handoff" && !handoffs.contains(&ids.numbers[position]) {
+                handoffs.push(ids.numbers[position]);
+            }
             push_node_id(&mut out, indent, ids.numbers[position]);
             out.push_str(open);
             push_node_text(&mut out, node);
@@ -187,6 +195,10 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
                 continue;
             };
             let (from, to) = (ids.numbers[from], ids.numbers[to]);
+            if edge.kind == EdgeKind::RetryExhausted {
+                failure_links.push(links);
+            }
+            links += 1;
             match edge.label.as_deref().map(trim).filter(|l| !l.is_empty()) {
                 Some(label) => {
                     push_node_id(&mut out, indent, from);
@@ -221,7 +233,34 @@ pub fn render_mermaid(graph: &Graph<'_>, direction: Direction) -> String {
         push_number(&mut out, to);
         out.push('\n');
     }
+    push_failure_styles(&mut out, &handoffs, &failure_links);
     out
+}
+
+/// The colours of failure paths, as the pictures draw them: handoff nodes (the bot gives up)
+/// filled red, `retry-exhausted` links red. Nothing is written when a diagram has neither.
+fn push_failure_styles(out: &mut String, handoffs: &[usize], failure_links: &[usize]) {
+    if !handoffs.is_empty() {
+        out.push_str("  classDef handoff fill:#fdecea,stroke:#c62828,color:#7f1d1d\n  class ");
+        for (i, &number) in handoffs.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('n');
+            push_number(out, number);
+        }
+        out.push_str(" handoff\n");
+    }
+    if !failure_links.is_empty() {
+        out.push_str("  linkStyle ");
+        for (i, &link) in failure_links.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_number(out, link);
+        }
+        out.push_str(" stroke:#c62828,color:#c62828\n");
+    }
 }
 
 /// The generated ids of one flow's nodes: `n` and one counter over every node of every flow;

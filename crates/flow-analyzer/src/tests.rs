@@ -393,6 +393,62 @@ fn mermaid_never_uses_step_ids_or_raw_specials() {
     }
 }
 
+/// Failure paths stand out: the `class … handoff` line names exactly the handoff nodes, and
+/// `linkStyle` exactly the `retry-exhausted` links, counted as Mermaid counts links (in the
+/// order they are written, calls included).
+#[test]
+fn mermaid_colours_handoffs_and_exhausted_retries() {
+    let mut seen = (0, 0);
+    for fixture in all_fixtures() {
+        let refs: Vec<&Value> = fixture.flows.iter().collect();
+        let graph = describe(&refs);
+        let text = render_mermaid(&graph, Direction::TD);
+        let mut handoffs = Vec::new();
+        let mut links = Vec::new();
+        for line in text.lines().map(str::trim_start) {
+            if line.contains("-->") || line.contains("-.->") {
+                links.push(line.contains("|\"retries exhausted\"|"));
+            } else if line.starts_with('n')
+                && (line.contains("<br>handoff: ") || line.ends_with("<br>handoff\"])"))
+            {
+                handoffs.push(line[..line.find('(').unwrap()].to_owned());
+            }
+        }
+        let classed: Vec<String> = text
+            .lines()
+            .find_map(|l| l.trim_start().strip_prefix("class "))
+            .map(|l| {
+                l.trim_end_matches(" handoff")
+                    .split(',')
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        handoffs.dedup();
+        assert_eq!(classed, handoffs, "{}", fixture.name);
+        let styled: Vec<usize> = text
+            .lines()
+            .find_map(|l| l.trim_start().strip_prefix("linkStyle "))
+            .map(|l| {
+                l.split(' ')
+                    .next()
+                    .unwrap()
+                    .split(',')
+                    .map(|n| n.parse().unwrap())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let exhausted: Vec<usize> = (0..links.len()).filter(|&i| links[i]).collect();
+        assert_eq!(styled, exhausted, "{}", fixture.name);
+        seen.0 += handoffs.len();
+        seen.1 += exhausted.len();
+    }
+    assert!(
+        seen.0 >= 3 && seen.1 >= 3,
+        "the fixtures exercise too little: {seen:?}"
+    );
+}
+
 /// Every line is one of the forms the renderer emits, and quoted parts hold no raw `"`, `#`
 /// (outside entity codes), `<` (outside `<br>`), `>`, backtick or control character.
 fn assert_mermaid_shape(text: &str) {
@@ -428,7 +484,22 @@ fn assert_mermaid_shape(text: &str) {
             );
             assert!(!part.is_empty(), "empty label in {line}");
         }
+        let is_numbers = |text: &str, prefix: &str| {
+            text.split(',').all(|n| {
+                n.strip_prefix(prefix)
+                    .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            })
+        };
         let ok = code.starts_with("subgraph s")
+            || code == "classDef handoff fill:#fdecea,stroke:#c62828,color:#7f1d1d"
+            || code
+                .strip_prefix("class ")
+                .and_then(|rest| rest.strip_suffix(" handoff"))
+                .is_some_and(|ids| is_numbers(ids, "n"))
+            || code
+                .strip_prefix("linkStyle ")
+                .and_then(|rest| rest.strip_suffix(" stroke:#c62828,color:#c62828"))
+                .is_some_and(|links| is_numbers(links, ""))
             || (code.starts_with('n') && {
                 let id_end = code
                     .find(|c: char| !c.is_ascii_alphanumeric())
