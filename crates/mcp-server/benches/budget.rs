@@ -82,6 +82,24 @@ fn main() {
             "flow_diff",
             json!({ "left": document(DIFF_LEFT), "right": document(DIFF_RIGHT) }),
         ),
+        (
+            "fix (invalid)",
+            "flow_fix",
+            json!({ "document": document(INVALID) }),
+        ),
+        (
+            "simulate (order)",
+            "flow_simulate",
+            json!({
+                "document": example,
+                "replies": [{ "tap": "margherita" }, { "tap": "large" }, "Calle Mayor 1, Madrid"],
+            }),
+        ),
+        (
+            "test (generated)",
+            "flow_test",
+            json!({ "document": example, "generate": true }),
+        ),
         ("digest", "flow_digest", json!({ "document": example })),
         ("schema", "flow_schema", json!({})),
         ("example", "flow_example", json!({})),
