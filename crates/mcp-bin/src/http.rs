@@ -167,10 +167,9 @@ mod enabled {
     /// Restarts the process (same pid, same arguments) with glibc's mmap threshold fixed at its
     /// initial 128 KiB, unless the environment already sets it. Called before serving HTTP.
     ///
-    /// glibc raises the threshold to the size of each large block freed (up to 32 MiB), so after
-    /// a burst of 15 MiB bodies, blocks of that size stay in the heap: measured with
-    /// `crates/mcp-http/benches/body-burst.py`, resident memory stayed at 51 MiB instead of going
-    /// back to 5.9 MiB (docs/guide/hosting.md). `mallopt` would need `unsafe`, which the
+    /// glibc raises the threshold to the size of each large block freed (up to 32 MiB), so
+    /// after a burst of large bodies, blocks of that size would stay in the heap (the figures:
+    /// DECISIONS.md, "HTTP: a fixed mmap threshold"). `mallopt` would need `unsafe`, which the
     /// workspace forbids; the variable is read by glibc at start-up, hence the `exec`. Runs
     /// before any thread exists; on failure the server simply runs with glibc's defaults.
     pub(crate) fn fixed_mmap_threshold() {

@@ -110,8 +110,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-/// How many bodies over 64 KiB are parsed and served at once (see `service.rs`): measured with
-/// `benches/body-burst.py`, one keeps the peak lowest and small calls fastest on 2 cores.
+/// How many bodies over 64 KiB are parsed and served at once (see `service.rs`; why one:
+/// DECISIONS.md, "HTTP: one large body at a time").
 const LARGE_BODIES_AT_ONCE: usize = 1;
 
 /// The addresses a server actually listens on (useful with port 0), given to [`serve_with`]'s
