@@ -893,7 +893,7 @@ fn describe_check(spec: &BotSpec) -> String {
         parts.push(format!("text {text:?}"));
     }
     if let Some(contains) = &spec.contains {
-        parts.push(format!("containing {contains:?}"));
+        parts.push(format!("text containing {contains:?}"));
     }
     format!("a message with {}", parts.join(", "))
 }
@@ -1119,7 +1119,7 @@ mod tests {
         let order = failure(&runs[1]);
         assert_eq!(order.path, "/tests/1/turns/1");
         assert_eq!(order.turn, Some(1));
-        assert_eq!(order.expected, "a message with containing \"Hello\"");
+        assert_eq!(order.expected, "a message with text containing \"Hello\"");
         assert_eq!(order.actual, "no message since the last one matched");
         assert!(runs[2].failure.is_none());
         let wrong = failure(&runs[3]);

@@ -1176,6 +1176,44 @@ fn a_huge_list_of_issues_keeps_its_first_items_in_the_text_unless_asked() {
 }
 
 #[test]
+fn a_huge_test_run_keeps_its_first_cases_in_the_text_unless_asked() {
+    let server = docs_server();
+    let document = json!({ "version": 2, "id": "hi", "steps": [
+        { "id": "hello", "kind": "end", "text": "Hello." }
+    ]});
+    let cases: Vec<Value> = (0..4000)
+        .map(|i| {
+            json!({ "name": format!("case number {i} of a generated suite that is long"),
+                         "turns": [{ "user": "hi" }] })
+        })
+        .collect();
+    let arguments = json!({ "document": document, "tests": { "tests": cases } });
+    let (text, structured) = text_and_structured(&server, "flow_test", &arguments);
+    assert_eq!(structured["totals"]["cases"], 4000);
+    assert!(structured.to_string().chars().count() > 100_000);
+    assert!(text.chars().count() <= 100_000, "{}", text.len());
+    let (json_part, note) = text.split_once('\n').expect("JSON, then the note");
+    let shown: Value = serde_json::from_str(json_part).expect("JSON");
+    let kept = shown["cases"].as_array().expect("cases").len();
+    assert!(kept > 100 && kept < 4000, "{kept}");
+    assert_eq!(shown["totals"], structured["totals"]);
+    assert_eq!(shown["coverage"], structured["coverage"]);
+    assert!(
+        note.starts_with(&format!(
+            "[flow_test: \"cases\" after the first {kept} of 4000 left out"
+        )),
+        "{note}"
+    );
+    let mut asked = arguments.clone();
+    asked["fullText"] = json!(true);
+    let (text, structured) = text_and_structured(&server, "flow_test", &asked);
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).expect("JSON"),
+        structured
+    );
+}
+
+#[test]
 fn flow_render_returns_an_image_item_then_a_line_of_facts() {
     let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).expect("example");
     let out = answers(
@@ -1612,7 +1650,10 @@ fn flow_test_reports_the_failing_turn_totals_and_coverage() {
     );
     let failure = &structured["cases"][1]["failure"];
     assert_eq!(failure["path"], "/tests/1/turns/1");
-    assert_eq!(failure["expected"], "a message with containing \"Pears\"");
+    assert_eq!(
+        failure["expected"],
+        "a message with text containing \"Pears\""
+    );
     // Every message since the start: no bot turn matched before.
     assert_eq!(
         failure["actual"],

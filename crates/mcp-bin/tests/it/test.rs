@@ -71,7 +71,7 @@ fn a_failing_case_names_its_line_expected_actual_and_the_conversation() {
         text(&output.stdout),
         "ok   shop.flowtest.json: pays ten
 FAIL shop.flowtest.json:17:9: pays twenty, turn 2
-  expected: a message with containing \"30 paid\"
+  expected: a message with text containing \"30 paid\"
   actual:   [menu] buttons: \"What now?\"; [amount] text: \"How much?\"; [bye] text: \"Bye, 20 paid\"
   conversation:
     bot shop/menu buttons: \"What now?\" [pay] \"Pay\" [leave] \"Leave\"
@@ -145,7 +145,7 @@ fn github_and_junit_point_at_the_failing_turn() {
     assert_eq!(
         first.as_deref(),
         Some(
-            "::error file=shop.flowtest.json,line=17,col=9,title=pays twenty%2C turn 2::expected: a message with containing \"30 paid\"%0Aactual: [menu] buttons: \"What now?\"; [amount] text: \"How much?\"; [bye] text: \"Bye, 20 paid\""
+            "::error file=shop.flowtest.json,line=17,col=9,title=pays twenty%2C turn 2::expected: a message with text containing \"30 paid\"%0Aactual: [menu] buttons: \"What now?\"; [amount] text: \"How much?\"; [bye] text: \"Bye, 20 paid\""
         )
     );
     let junit = test(
@@ -165,7 +165,7 @@ fn github_and_junit_point_at_the_failing_turn() {
     assert!(xml.contains("<testcase name=\"pays twenty\" classname=\"shop.flowtest.json\" file=\"shop.flowtest.json\" line=\"17\">"), "{xml}");
     assert!(
         xml.contains(
-            "<failure message=\"turn 2: expected a message with containing &quot;30 paid&quot;"
+            "<failure message=\"turn 2: expected a message with text containing &quot;30 paid&quot;"
         ),
         "{xml}"
     );

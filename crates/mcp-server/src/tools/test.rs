@@ -70,6 +70,7 @@ pub(super) fn flow_test() -> Tool {
         "generate".into(),
         json!({ "type": "boolean", "description": "true: instead of tests, write a suite that covers every edge the search over the flow's choices reaches (each button and row, valid and invalid replies, values on both sides of the conditions, handler results), return it as tests with the edges it cannot cover in uncovered, and run it." }),
     );
+    properties.insert("fullText".into(), super::full_text_property());
     let output = json!({
         "valid": { "type": "boolean" },
         "issues": issues_schema(),
@@ -219,7 +220,13 @@ pub(super) fn flow_test() -> Tool {
                 payload["tests"] = generated.tests;
                 payload["uncovered"] = json!(generated.uncovered);
             }
-            Ok(payload.into())
+            Ok(super::bounded_output(
+                "flow_test",
+                payload,
+                &["tests"],
+                &["cases", "uncovered"],
+                arguments,
+            ))
         }),
     }
 }
