@@ -58,11 +58,14 @@ pub enum Code {
     TypeMismatch,
     /// A trigger keyword that an earlier flow's keyword always beats.
     KeywordShadowed,
+    /// A trigger keyword that is empty once normalized, so it never matches.
+    UnmatchableKeyword,
 }
 
 impl Code {
-    /// Every code: spec §8's order, then the five added by issue 28.
-    pub const ALL: [Self; 17] = [
+    /// Every code: spec §8's order, then the five added by issue 28, then
+    /// `unmatchable-keyword`.
+    pub const ALL: [Self; 18] = [
         Self::UnreachableStep,
         Self::InfiniteLoop,
         Self::MissingSubflow,
@@ -80,6 +83,7 @@ impl Code {
         Self::MultipleFallbacks,
         Self::TypeMismatch,
         Self::KeywordShadowed,
+        Self::UnmatchableKeyword,
     ];
 
     /// The stable spelling, e.g. `unreachable-step`.
@@ -102,6 +106,7 @@ impl Code {
             Self::MultipleFallbacks => "multiple-fallbacks",
             Self::TypeMismatch => "type-mismatch",
             Self::KeywordShadowed => "keyword-shadowed",
+            Self::UnmatchableKeyword => "unmatchable-keyword",
         }
     }
 

@@ -185,6 +185,7 @@ fn severities_and_spellings_follow_the_spec() {
             "multiple-fallbacks warning",
             "type-mismatch warning",
             "keyword-shadowed warning",
+            "unmatchable-keyword warning",
         ]
     "#]]
     .assert_debug_eq(&table);

@@ -1,4 +1,8 @@
-//! `keyword-shadowed` and `multiple-fallbacks`: triggers that can never pick their flow.
+//! `keyword-shadowed`, `unmatchable-keyword` and `multiple-fallbacks`: triggers that can never
+//! pick their flow.
+//!
+//! A keyword that normalizes to `""` (only spaces, or only combining marks) never matches
+//! (runtime section 2): `unmatchable-keyword`.
 //!
 //! Keywords are matched as runtime section 2 says: the message and the keyword are normalized
 //! (trimmed, lowercased, NFD, marks of general category M removed); `exact` compares them,
@@ -70,7 +74,7 @@ struct Keyword<'a> {
     mode: &'a str,
 }
 
-/// `keyword-shadowed` and `multiple-fallbacks` over the set.
+/// `keyword-shadowed`, `unmatchable-keyword` and `multiple-fallbacks` over the set.
 pub(crate) fn triggers(set: &FlowSet<'_>) -> Vec<Found> {
     let mut found = Vec::new();
     let mut keywords = Vec::new();
@@ -114,6 +118,17 @@ pub(crate) fn triggers(set: &FlowSet<'_>) -> Vec<Found> {
     }
     for keyword in &keywords {
         if keyword.normalized.is_empty() {
+            found.push((
+                keyword.flow,
+                None,
+                Code::UnmatchableKeyword,
+                format!("/trigger/keywords/{}", keyword.index),
+                format!(
+                    "keyword {:?} of flow \"{}\" is empty once trimmed and stripped of accents, so no message ever matches it; remove it or write the word it should match",
+                    keyword.text,
+                    set.flows[keyword.flow].id
+                ),
+            ));
             continue;
         }
         let shadow = keywords.iter().find(|other| {
