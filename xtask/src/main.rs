@@ -14,6 +14,9 @@
 //! - `cargo xtask docs-eval [--check] [--set NAME] [--eval DIR]`: the docs-search evaluations
 //!   vendored in `eval/` (FastAPI, React) against the release binary (all queries, odd and even
 //!   halves, beside BM25), with per-set floors under `--check`.
+//! - `cargo xtask release <version | crate-order | publish-crates VERSION>`: the release steps
+//!   of `release.yml` (the version gate, the crates' publishing order, publishing to crates.io),
+//!   with the one lockstep rule of versions.
 //! - `cargo xtask tidy`: the crate dependency arrows, a `//!` on every Rust file, no skipped or
 //!   panic-expecting tests (also a `#[test]`).
 #![expect(
@@ -29,6 +32,7 @@ mod generated;
 mod inspect;
 mod npm;
 mod picture;
+mod release;
 mod schema;
 mod tidy;
 
@@ -58,9 +62,10 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("figures") => figures::run(&rest),
         Some("tidy") => tidy::run(&rest),
         Some("docs-eval") => docs_eval::run(&rest),
+        Some("release") => release::run(&rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <schema [--check] | picture [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | figures [--runs N] [--binary PATH] | npm [--locked] [--no-build] [--all-platforms] | tidy | docs-eval [--check] [--set NAME] [--eval DIR] [--binary PATH]>"
+                "usage: cargo xtask <schema [--check] | picture [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | figures [--runs N] [--binary PATH] | npm [--locked] [--no-build] [--all-platforms] | tidy | docs-eval [--check] [--set NAME] [--eval DIR] [--binary PATH] | release <version [--dry-run] | crate-order [--check] | publish-crates VERSION [--dry-run]>>"
             );
             Err("unknown or missing task".into())
         }

@@ -12,8 +12,9 @@
 //! folder. A platform package without a binary is never assembled, so a broken package cannot
 //! be packed by accident.
 //!
-//! Versions are in lockstep: every `package.json` (and every `optionalDependencies` entry) must
-//! carry the workspace version from the root `Cargo.toml`, or the task fails before building.
+//! Versions are in lockstep ([`crate::release::version_problems`], the one rule for crates and
+//! packages alike), and the packages have the shape npm needs ([`package_problems`]), or the
+//! task fails before building.
 //! The tests at the end of this file check the same on every `cargo test`, plus that every
 //! client set-up file under `examples/clients/` and `.vscode/` parses and every example flow
 //! validates.
@@ -30,27 +31,6 @@ fn binary_name(platform: &str) -> &'static str {
     } else {
         "botmesh-mcp"
     }
-}
-
-/// The `version` of `[workspace.package]` in the root `Cargo.toml` text.
-fn workspace_version(cargo_toml: &str) -> Option<String> {
-    let mut in_section = false;
-    for line in cargo_toml.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            in_section = line == "[workspace.package]";
-            continue;
-        }
-        if !in_section {
-            continue;
-        }
-        if let Some((key, value)) = line.split_once('=')
-            && key.trim() == "version"
-        {
-            return Some(value.trim().trim_matches('"').to_owned());
-        }
-    }
-    None
 }
 
 fn read_json(path: &Path) -> Result<Value, Box<dyn Error>> {
@@ -73,21 +53,17 @@ fn package_dirs(npm: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     Ok(names)
 }
 
-/// Checks that every package under `npm/` carries `version`, that the main package lists
-/// exactly the platform packages as `optionalDependencies` at that version, and that no
-/// package has install scripts or (for the main one) dependencies. Returns every problem.
-fn lockstep_problems(npm: &Path, version: &str) -> Result<Vec<String>, Box<dyn Error>> {
+/// Checks the shape of the packages under `npm/` (their versions are
+/// [`crate::release::version_problems`]'s): each is named after its folder, the main package
+/// lists exactly the platform packages as `optionalDependencies`, each platform package names
+/// its os and cpu and ships its binary, and no package has install scripts or (for the main
+/// one) dependencies. Returns every problem.
+fn package_problems(npm: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     let mut problems = Vec::new();
     let dirs = package_dirs(npm)?;
     let mut platform_names = Vec::new();
     for dir in &dirs {
         let manifest = read_json(&npm.join(dir).join("package.json"))?;
-        let found = manifest["version"].as_str().unwrap_or("(none)");
-        if found != version {
-            problems.push(format!(
-                "npm/{dir}/package.json has version {found}, the workspace has {version}"
-            ));
-        }
         let expected_name = format!("@botmesh/{dir}");
         if manifest["name"].as_str() != Some(expected_name.as_str()) {
             problems.push(format!(
@@ -146,13 +122,6 @@ fn lockstep_problems(npm: &Path, version: &str) -> Result<Vec<String>, Box<dyn E
         problems.push(format!(
             "npm/mcp optionalDependencies list {listed:?}, the platform packages are {expected:?}"
         ));
-    }
-    for (name, value) in &optional {
-        if value.as_str() != Some(version) {
-            problems.push(format!(
-                "npm/mcp optionalDependencies pins {name} at {value}, the workspace has {version}"
-            ));
-        }
     }
     Ok(problems)
 }
@@ -227,11 +196,11 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
         }
     }
 
-    let cargo_toml = fs::read_to_string(root.join("Cargo.toml"))?;
-    let version =
-        workspace_version(&cargo_toml).ok_or("no version in [workspace.package] of Cargo.toml")?;
+    let version = crate::release::workspace_version(&root)?;
     let npm = root.join("npm");
-    let problems = lockstep_problems(&npm, &version)?;
+    let crates = crate::release::workspace_crates(&root)?;
+    let mut problems = crate::release::version_problems(&crates, &npm, &version)?;
+    problems.extend(package_problems(&npm)?);
     if !problems.is_empty() {
         return Err(format!("npm packages are not in lockstep: {}", problems.join("; ")).into());
     }
@@ -274,32 +243,14 @@ mod tests {
         crate::project_root()
     }
 
-    fn version() -> String {
-        let text = fs::read_to_string(root().join("Cargo.toml")).unwrap();
-        workspace_version(&text).unwrap()
-    }
-
     /// Every `.json` file under `dir`, hidden folders (`.cursor`, `.vscode`) included, sorted.
     fn json_files(dir: &Path) -> Vec<PathBuf> {
         crate::files_with_extension(dir, "json").unwrap()
     }
 
     #[test]
-    fn reads_the_workspace_version_from_its_section_only() {
-        let text = "[package]\nversion = \"9.9.9\"\n\n[workspace.package]\nedition = \"2024\"\nversion = \"1.2.3\"\n[x]\nversion = \"0\"\n";
-        assert_eq!(workspace_version(text).as_deref(), Some("1.2.3"));
-        assert_eq!(workspace_version("[package]\nversion = \"1\"\n"), None);
-    }
-
-    #[test]
-    fn workspace_version_is_the_crate_version() {
-        // `serverInfo.version` and `--version` come from CARGO_PKG_VERSION of workspace crates.
-        assert_eq!(version(), env!("CARGO_PKG_VERSION"));
-    }
-
-    #[test]
-    fn npm_packages_are_in_lockstep_with_the_workspace() {
-        let problems = lockstep_problems(&root().join("npm"), &version()).unwrap();
+    fn npm_packages_have_the_shape_npm_needs() {
+        let problems = package_problems(&root().join("npm")).unwrap();
         assert_eq!(problems, Vec::<String>::new());
         let dirs = package_dirs(&root().join("npm")).unwrap();
         assert_eq!(
@@ -313,23 +264,6 @@ mod tests {
                 "mcp-win32-arm64",
                 "mcp-win32-x64"
             ]
-        );
-    }
-
-    #[test]
-    fn lockstep_check_names_a_drifted_version() {
-        let problems = lockstep_problems(&root().join("npm"), "0.0.0-other").unwrap();
-        assert!(
-            problems
-                .iter()
-                .any(|p| p.starts_with("npm/mcp/package.json has version")),
-            "{problems:?}"
-        );
-        assert!(
-            problems
-                .iter()
-                .any(|p| p.contains("optionalDependencies pins @botmesh/mcp-linux-x64")),
-            "{problems:?}"
         );
     }
 
