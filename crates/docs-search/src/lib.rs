@@ -73,10 +73,7 @@
 //!   for its parts at half weight, and only for them when it appears nowhere.
 //!   In code an identifier is indexed whole only: its parts made plain
 //!   questions (`change the port`) match API code full of names built from
-//!   the same words (`devServerPort`), a signal that paid on code-heavy docs
-//!   and not on others (both vendored sets, held-out halves: FastAPI MRR@10
-//!   0.695 -> 0.697, natural-language 0.523 -> 0.526; React 0.628 -> 0.658,
-//!   0.475 -> 0.521; the tuning halves lost 0.01 and 0.002).
+//!   the same words (`devServerPort`).
 //! - Light stemming (Snowball, English for the root's pages, Spanish for
 //!   `es/`): occurrences of words sharing a query word's stem count half an
 //!   occurrence, and the word then weighs the IDF of its stem class. Stems
@@ -116,39 +113,10 @@
 //!   known-item queries each) against the release binary; the weights were
 //!   tuned on the FastAPI set's odd-numbered queries and on the project's
 //!   own known items (`src/tests.rs`), and the even-numbered queries are
-//!   reported apart. Since the React set, a change is kept only if neither
-//!   set's held-out half loses (MRR@10, overall and natural-language).
-//!   Measured on both and left out, on top of the whole-name rule for code:
-//!   the example bonus only for queries holding an identifier (FastAPI
-//!   held-out 0.697 -> 0.680), counting for it only the words found outside
-//!   code (React held-out 0.658 -> 0.654), halving it (React held-out 0.658
-//!   -> 0.654), dropping it (FastAPI held-out natural-language below
-//!   BM25's), code weighing 0.3 or 0.75 instead of 0.5 (React held-out
-//!   0.649, 0.639), and identifier parts left out of the body text too
-//!   (React held-out 0.620). `k1` 1.5 instead of 1.2 lost no half
-//!   (FastAPI held-out 0.699 -> 0.702, natural-language 0.526 -> 0.531;
-//!   React held-out 0.658 -> 0.661, 0.521 -> 0.525) but slowed the
-//!   benchmark's queries (synthetic tree, fastest-run p50 0.14 -> 0.19 ms,
-//!   runs taken in turn), too much for so small a gain; 0.9, 1.8 and 2.0 lost
-//!   a half, and so did, with 1.5, function words at 0.2, a neighbour share
-//!   of 0.15, the example bonus at 0.2 and stem matches at 0.7. Tried and left out because they measured
-//!   worse or no better there: term proximity (the distance between the
-//!   closest two query words), pseudo-relevance feedback (RM3: words of the
-//!   best sections added to the query), the whole page as a fifth field, a
-//!   share of the parent or best child section's score, prefix matches of 4
-//!   or 5 letters, priors on a section's length or heading depth, IDF
-//!   counted within the query's locale, the full Snowball stop-word
-//!   lists instead of the short function-word list, sequential dependence
-//!   (adjacent query words found within 1 to 10 words of each other, on the
-//!   best 50 sections), a neighbour share taken from the section before
-//!   only, after only, or from both summed, re-tuning every weight at
-//!   once by coordinate ascent (the tuning half rose, the held-out half did
-//!   not), the IDF raised to a power (0.75 to 2, so rare words weigh more or
-//!   less against common ones), BM25+'s lower bound for a matched word
-//!   (0.25 to 1, against long sections' normalisation), and less weight for
-//!   a page's opening section, whose heading is the title (the title not
-//!   counted again as its context, its heading weight or heading bonus cut
-//!   to 0.25 to 0.75).
+//!   reported apart. A change is kept only if neither set's held-out half
+//!   loses (MRR@10, overall and natural-language). The figures behind each
+//!   weight, and every experiment measured and left out, are in
+//!   DECISIONS.md ("Docs search: the ranking").
 //! - English and Spanish pages are in one index. Scores are rounded to three
 //!   decimals; ties go to the smaller path, then the earlier section.
 //!
