@@ -5,11 +5,9 @@
 //! [`PLATFORMS`] lists the six npm platforms and the Rust target each is built for. Linux
 //! binaries are static executables (glibc linked in with `+crt-static`, still a
 //! position-independent executable, with packed relative relocations): one file that runs on
-//! any Linux with a 3.2+ kernel, glibc (Debian, Ubuntu, Fedora) or musl (Alpine) alike. A static
-//! musl build was measured beside it (`docs/guide/getting-started.md`, "From a checkout"): it
-//! is 0.55 MiB smaller and needs about 0.5 MiB less memory, but answers 5,000 pipelined
-//! `tools/call`s about six times slower, its allocator being the cost; the server never looks up
-//! a host name or loads a module, the two things a static glibc cannot do everywhere.
+//! any Linux with a 3.2+ kernel, glibc (Debian, Ubuntu, Fedora) or musl (Alpine) alike; the
+//! server never looks up a host name or loads a module, the two things a static glibc cannot do
+//! everywhere. Why not musl: DECISIONS.md, "Distribution: static glibc, not musl".
 //!
 //! How each target is linked, from a Linux x86-64 machine (`tools/cross/install.sh` installs
 //! the toolchain: Rust targets, `zig` and `cargo-zigbuild` from PyPI, Debian's cross gcc for
@@ -35,10 +33,9 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The largest binary we ship, on every platform: 7 MiB with the simulator, conversation
-/// tests, fixes and paged pictures in (linux-x64 grew from 4.84 to about 5.7 MB with them; 5 MiB
-/// was the budget with the flow renderer, 4 MiB before its font and rasterizer). Kept with room
-/// so that one more feature is a decision, not an accident: raising it again needs a reason here.
+/// The largest binary we ship, on every platform. Kept with room so that one more feature is a
+/// decision, not an accident: raising it again needs a reason in DECISIONS.md ("Distribution:
+/// the size budget"), where its history and figures are.
 pub(crate) const MAX_SIZE: u64 = 7 * 1024 * 1024;
 
 /// The flags of a static Linux build.
