@@ -15,8 +15,11 @@ use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
 use crate::text::in_ranges;
 
-/// The most instructions one compiled pattern may have (a counted repetition is unrolled).
-pub const MAX_PROGRAM: usize = 100_000;
+/// The most instructions one compiled pattern may have (a counted repetition is unrolled):
+/// validation's bound plus the two anchors a whole-reply pattern gets, so a pattern that
+/// validates compiles (validation counts at least as many instructions as this compiler
+/// emits); kept as a check for sets built around validation.
+pub const MAX_PROGRAM: usize = botmesh_flow_schema::MAX_PATTERN_PROGRAM + 2;
 
 /// The most NFA states all the pattern matches of one conversation may visit together.
 pub const MAX_MATCH_WORK: u64 = 200_000_000;
@@ -451,6 +454,55 @@ mod tests {
         assert!(!whole(".", "\n"));
         assert!(whole("(?s).", "\n"));
         assert!(search("(?m)^b", "a\nb"));
+    }
+
+    /// Validation's count of instructions (`flow-schema`) is never below this compiler's, so
+    /// every pattern that validates compiles, anchored or not; at the bound, one more character
+    /// is refused by both.
+    #[test]
+    fn every_pattern_validation_accepts_compiles() {
+        let validates = |pattern: &str| {
+            let document = serde_json::json!({ "version": 2, "id": "f", "steps": [
+                { "id": "a", "kind": "ask", "text": "?", "input": "text", "pattern": pattern, "save": "x" },
+                { "id": "e", "kind": "end" }
+            ]});
+            botmesh_flow_schema::validate(&document).valid
+        };
+        let mut accepted = 0;
+        let mut refused = 0;
+        for body in [
+            "a",
+            "ab|c",
+            "[a-z]\\d",
+            "(?i)x|y|z",
+            "a?b*",
+            "(ab)+",
+            "\\bw{3}\\b",
+        ] {
+            for repeat in [1, 9, 10, 100] {
+                let body = body.repeat(repeat);
+                for count in [1, 10, 100, 999, 1000] {
+                    let pattern = format!("(?:{body}){{{count}}}");
+                    if validates(&pattern) {
+                        accepted += 1;
+                        for whole in [true, false] {
+                            assert!(Pattern::new(&pattern, whole).is_ok(), "{pattern}");
+                        }
+                    } else {
+                        refused += 1;
+                    }
+                }
+            }
+        }
+        assert!(accepted > 50 && refused > 5, "{accepted} {refused}");
+        let fits = format!("({}){{1000}}", "a".repeat(99));
+        assert!(validates(&fits));
+        let over = format!("({}){{1000}}", "a".repeat(100));
+        assert!(!validates(&over));
+        assert!(matches!(
+            Pattern::new(&format!("({}){{1001}}", "a".repeat(100)), false),
+            Err(PatternError::TooLarge)
+        ));
     }
 
     #[test]

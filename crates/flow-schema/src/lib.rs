@@ -67,4 +67,6 @@ pub use model::{
 };
 pub use schema::{FLOW_SCHEMA_JSON, json_schema, json_schema_string, limits_json, step_kinds};
 pub use source_map::{Location, Member, SourceMap, SyntaxError, edit_text, parse_with_positions};
-pub use validate::{Issue, Summary, TOP_LEVEL_KEYS, Validation, re2_as_regex_syntax, validate};
+pub use validate::{
+    Issue, MAX_PATTERN_PROGRAM, Summary, TOP_LEVEL_KEYS, Validation, re2_as_regex_syntax, validate,
+};

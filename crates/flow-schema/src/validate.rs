@@ -55,6 +55,7 @@ use crate::suggest::{
 };
 
 mod re2;
+pub use re2::MAX_PATTERN_PROGRAM;
 pub use re2::as_regex_syntax as re2_as_regex_syntax;
 #[cfg(test)]
 mod tests;

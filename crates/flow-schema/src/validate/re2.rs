@@ -23,8 +23,10 @@
 //! Stricter than RE2, on purpose or by `regex-syntax`: nesting deeper than 1000 levels (RE2 has
 //! no limit; this one bounds the memory a hostile pattern can take), `(?)`, repeated flags such
 //! as `(?ii)`, `[\d-z]`, `\x{D800}`, and nested classes such as `[[a]`. Looser: class set
-//! operations (`[a--b]`), which `regex-syntax` has and RE2 refuses, and patterns that parse but
-//! are too large for RE2 to compile (`\pL{1000}`).
+//! operations (`[a--b]`), which `regex-syntax` has and RE2 refuses. A pattern that would compile
+//! to more than [`MAX_PATTERN_PROGRAM`] instructions is refused as too large to run (the
+//! runtime's own bound; RE2's memory budget allows fewer: `\pL{1000}` compiles in RE2 to far
+//! more than its 1,000 copies, and RE2 refuses it, while this check counts 1,001 and accepts it).
 use std::fmt::Write as _;
 
 use regex_syntax::ast::{
@@ -39,6 +41,12 @@ const MAX_REPEAT: u32 = 1000;
 
 /// The deepest nesting of groups, classes and repetitions this check parses.
 const MAX_NESTING: u32 = 1000;
+
+/// The most instructions a pattern may compile to, counted repetitions unrolled: the runtime's
+/// matcher (`botmesh-flow-runtime`, which uses this same bound) refuses larger ones, as RE2
+/// refuses patterns past its memory budget. [`program_size`] counts them as that matcher
+/// compiles them, or more.
+pub const MAX_PATTERN_PROGRAM: usize = 100_000;
 
 /// The one-letter general categories RE2 accepts in `\pN`.
 const ONE_LETTER: &[char] = &['C', 'L', 'M', 'N', 'P', 'S', 'Z'];
@@ -291,8 +299,71 @@ pub(crate) fn problem(pattern: &str) -> Option<String> {
                 budgets: Vec::new(),
             },
         )
-        .err(),
+        .err()
+        .or_else(|| {
+            let size = program_size(&tree);
+            (size > MAX_PATTERN_PROGRAM as u64).then(|| {
+                format!(
+                    "it is too large to run: its repetitions unrolled, it compiles to {size} \
+                     instructions, more than {MAX_PATTERN_PROGRAM}; use smaller repetition \
+                     counts or fewer alternatives"
+                )
+            })
+        }),
     }
+}
+
+/// The instructions the runtime's matcher compiles `tree` to, plus its final match: one per
+/// literal character, class, `.` or assertion; an alternation of n branches adds 2 per branch
+/// but the last; a repetition copies its body for each required count, then either loops on one
+/// more copy (2 more) or adds each optional copy with 1 more. Saturates instead of overflowing.
+/// The matcher may compile fewer (the parser merges an alternation of single characters into
+/// one class), never more.
+fn program_size(tree: &Ast) -> u64 {
+    fn size(tree: &Ast) -> u64 {
+        match tree {
+            Ast::Empty(_) | Ast::Flags(_) => 0,
+            Ast::Literal(_)
+            | Ast::Dot(_)
+            | Ast::Assertion(_)
+            | Ast::ClassUnicode(_)
+            | Ast::ClassPerl(_)
+            | Ast::ClassBracketed(_) => 1,
+            Ast::Group(group) => size(&group.ast),
+            Ast::Concat(concat) => concat.asts.iter().map(size).fold(0, u64::saturating_add),
+            Ast::Alternation(alternation) => {
+                let branches = alternation.asts.len() as u64;
+                alternation
+                    .asts
+                    .iter()
+                    .map(size)
+                    .fold(0, u64::saturating_add)
+                    .saturating_add(2 * branches.saturating_sub(1))
+            }
+            Ast::Repetition(repetition) => {
+                let body = size(&repetition.ast);
+                let (min, max) = match &repetition.op.kind {
+                    RepetitionKind::ZeroOrOne => (0, Some(1)),
+                    RepetitionKind::ZeroOrMore => (0, None),
+                    RepetitionKind::OneOrMore => (1, None),
+                    RepetitionKind::Range(RepetitionRange::Exactly(n)) => (*n, Some(*n)),
+                    RepetitionKind::Range(RepetitionRange::AtLeast(n)) => (*n, None),
+                    RepetitionKind::Range(RepetitionRange::Bounded(low, high)) => {
+                        (*low, Some(*high))
+                    }
+                };
+                let required = body.saturating_mul(u64::from(min));
+                let rest = match max {
+                    None => body.saturating_add(2),
+                    Some(max) => {
+                        u64::from(max.saturating_sub(min)).saturating_mul(body.saturating_add(1))
+                    }
+                };
+                required.saturating_add(rest)
+            }
+        }
+    }
+    size(tree).saturating_add(1)
 }
 
 /// Rewrites what RE2 reads differently from `regex-syntax` into text `regex-syntax` reads the

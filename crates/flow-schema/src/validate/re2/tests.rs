@@ -132,6 +132,49 @@ fn what_re2_refuses_is_refused_with_one_clear_reason() {
 }
 
 #[test]
+fn a_pattern_too_large_to_run_is_refused_at_the_runtime_bound() {
+    // 99 characters 1000 times, and the final match: 99,001 instructions.
+    let fits = format!("({}){{1000}}", "a".repeat(99));
+    assert_eq!(problem(&fits), None);
+    assert_eq!(program_size_of(&fits), 99_001);
+    // 100 characters 1000 times: 100,001, one past the bound.
+    let over = format!("({}){{1000}}", "a".repeat(100));
+    assert_eq!(
+        problem(&over).as_deref(),
+        Some(
+            "it is too large to run: its repetitions unrolled, it compiles to 100001 \
+             instructions, more than 100000; use smaller repetition counts or fewer alternatives"
+        )
+    );
+    // Thirty four-letter alternatives, a thousand times (the pattern issue 25 found running
+    // out of room only at the first reply): 30 × 4 + 2 × 29 = 178 per copy.
+    let words: Vec<String> = (0..30).map(|i| format!("w{i:03}")).collect();
+    let alternatives = format!("({}){{1000}}", words.join("|"));
+    assert_eq!(program_size_of(&alternatives), 178_001);
+    assert!(problem(&alternatives).is_some());
+    // Each kind of repetition, as the runtime compiles it.
+    for (pattern, size) in [
+        ("a", 2),
+        ("a?", 3),
+        ("a*", 4),
+        ("a+", 5),
+        ("a{3}", 4),
+        ("a{2,}", 6),
+        ("a{1,3}", 6),
+        ("ab|c|d", 9),
+        ("^[a-z]\\d.$", 6),
+        ("(?i)(?:x)", 2),
+    ] {
+        assert_eq!(program_size_of(pattern), size, "{pattern}");
+    }
+}
+
+fn program_size_of(pattern: &str) -> u64 {
+    let text = as_regex_syntax(pattern).unwrap();
+    program_size(&ast::parse::Parser::new().parse(&text).unwrap())
+}
+
+#[test]
 fn every_class_name_is_a_real_unicode_name_listed_once() {
     let mut sorted = CLASS_NAMES.to_vec();
     sorted.sort_unstable();
