@@ -160,62 +160,11 @@ fn horizontal(direction: Direction) -> bool {
 /// Lays out a graph, or refuses one that needs more than [`MAX_LAYOUT_ITEMS`] items.
 pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Result<Picture, Error> {
     let horizontal = horizontal(options.direction);
-    // Nodes, their lookup by (flow, id), and the first flow with each id.
-    let mut nodes: Vec<NodeBox> = Vec::new();
-    let mut lookup: BTreeMap<(usize, &str), usize> = BTreeMap::new();
-    let mut flow_ids: BTreeMap<&str, usize> = BTreeMap::new();
-    for (f, flow) in graph.flows.iter().enumerate() {
-        flow_ids.entry(flow.id).or_insert(f);
-        for node in &flow.nodes {
-            if lookup.contains_key(&(f, node.id)) {
-                continue;
-            }
-            lookup.insert((f, node.id), nodes.len());
-            nodes.push(node_box(font, f, node.id, node.kind, &node.label));
-        }
-    }
-    // Edges (source, target, kind, label) and self-loops.
-    let mut labels: Vec<LabelBox> = Vec::new();
-    let mut edges: Vec<(usize, usize, EdgeKind, Option<usize>)> = Vec::new();
-    for (f, flow) in graph.flows.iter().enumerate() {
-        for edge in &flow.edges {
-            let Some(&from) = lookup.get(&(f, edge.from)) else {
-                continue;
-            };
-            let to_flow = match edge.to_flow {
-                Some(name) => match flow_ids.get(name) {
-                    Some(&g) => g,
-                    None => continue,
-                },
-                None => f,
-            };
-            let Some(&to) = lookup.get(&(to_flow, edge.to)) else {
-                continue;
-            };
-            let label = edge
-                .label
-                .as_deref()
-                .map(|text| displayable(font, text))
-                .filter(|text| !text.is_empty())
-                .map(|text| {
-                    let lines = wrap(font, &text, LABEL_FONT, LABEL_TEXT_WIDTH, LABEL_TEXT_LINES);
-                    let width = lines
-                        .iter()
-                        .map(|l| font.width(l, LABEL_FONT))
-                        .max()
-                        .unwrap_or(0)
-                        + 2 * LABEL_PAD;
-                    let height = LABEL_LINE * lines.len() as i64 + 2 * LABEL_PAD;
-                    labels.push(LabelBox {
-                        lines,
-                        width,
-                        height,
-                    });
-                    labels.len() - 1
-                });
-            edges.push((from, to, edge.kind, label));
-        }
-    }
+    let Input {
+        nodes,
+        labels,
+        edges,
+    } = read_graph(font, graph);
     let several = graph.flows.len() > 1;
 
     // 1. Cycle breaking: a depth-first search in node order; an edge to a node on the stack
@@ -637,6 +586,79 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
         labels: drawn_labels,
         crossings,
     })
+}
+
+/// The graph's nodes and edges with their text laid out, before layering.
+struct Input {
+    nodes: Vec<NodeBox>,
+    labels: Vec<LabelBox>,
+    /// (source, target, kind, label index), in document order.
+    edges: Vec<(usize, usize, EdgeKind, Option<usize>)>,
+}
+
+/// Reads the nodes (each (flow, id) once) and the edges whose ends exist.
+fn read_graph(font: &Font, graph: &Graph<'_>) -> Input {
+    // Nodes, their lookup by (flow, id), and the first flow with each id.
+    let mut nodes: Vec<NodeBox> = Vec::new();
+    let mut lookup: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+    let mut flow_ids: BTreeMap<&str, usize> = BTreeMap::new();
+    for (f, flow) in graph.flows.iter().enumerate() {
+        flow_ids.entry(flow.id).or_insert(f);
+        for node in &flow.nodes {
+            if lookup.contains_key(&(f, node.id)) {
+                continue;
+            }
+            lookup.insert((f, node.id), nodes.len());
+            nodes.push(node_box(font, f, node.id, node.kind, &node.label));
+        }
+    }
+    // Edges (source, target, kind, label) and self-loops.
+    let mut labels: Vec<LabelBox> = Vec::new();
+    let mut edges: Vec<(usize, usize, EdgeKind, Option<usize>)> = Vec::new();
+    for (f, flow) in graph.flows.iter().enumerate() {
+        for edge in &flow.edges {
+            let Some(&from) = lookup.get(&(f, edge.from)) else {
+                continue;
+            };
+            let to_flow = match edge.to_flow {
+                Some(name) => match flow_ids.get(name) {
+                    Some(&g) => g,
+                    None => continue,
+                },
+                None => f,
+            };
+            let Some(&to) = lookup.get(&(to_flow, edge.to)) else {
+                continue;
+            };
+            let label = edge
+                .label
+                .as_deref()
+                .map(|text| displayable(font, text))
+                .filter(|text| !text.is_empty())
+                .map(|text| {
+                    let lines = wrap(font, &text, LABEL_FONT, LABEL_TEXT_WIDTH, LABEL_TEXT_LINES);
+                    let width = lines
+                        .iter()
+                        .map(|l| font.width(l, LABEL_FONT))
+                        .max()
+                        .unwrap_or(0)
+                        + 2 * LABEL_PAD;
+                    let height = LABEL_LINE * lines.len() as i64 + 2 * LABEL_PAD;
+                    labels.push(LabelBox {
+                        lines,
+                        width,
+                        height,
+                    });
+                    labels.len() - 1
+                });
+            edges.push((from, to, edge.kind, label));
+        }
+    }
+    Input {
+        nodes,
+        labels,
+        edges,
+    }
 }
 
 /// The text and size of a node.
