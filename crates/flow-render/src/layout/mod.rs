@@ -474,7 +474,50 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
     }
 
     // 7. Turn to the direction, add the cluster titles, and move everything into the margin.
-    let layout_height = y;
+    let node_rects: Vec<Rect> = (0..nodes.len()).map(node_rect).collect();
+    Ok(finish(
+        font,
+        options,
+        Geometry {
+            height: y,
+            nodes,
+            node_rects,
+            labels,
+            label_rects,
+            cluster_rects,
+            titles,
+            edges: drawn_edges,
+        },
+        crossings,
+    ))
+}
+
+/// The geometry in layout space, before it is turned to the direction.
+struct Geometry {
+    /// Extent along the layers.
+    height: i64,
+    nodes: Vec<NodeBox>,
+    node_rects: Vec<Rect>,
+    labels: Vec<LabelBox>,
+    label_rects: Vec<Rect>,
+    cluster_rects: Vec<Rect>,
+    titles: Vec<String>,
+    edges: Vec<DrawnEdge>,
+}
+
+/// Turns the geometry to the direction, adds the cluster titles and moves everything into
+/// the margin.
+fn finish(font: &Font, options: &Options, geometry: Geometry, crossings: usize) -> Picture {
+    let Geometry {
+        height: layout_height,
+        nodes,
+        node_rects,
+        labels,
+        label_rects,
+        cluster_rects,
+        titles,
+        edges: mut drawn_edges,
+    } = geometry;
     let turn_point = |(x, y): (i64, i64)| match options.direction {
         Direction::TD => (x, y),
         Direction::BT => (x, layout_height - y),
@@ -512,7 +555,6 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
             DrawnCluster { title, rect }
         })
         .collect();
-    let node_rects: Vec<Rect> = (0..nodes.len()).map(node_rect).collect();
     let mut drawn_nodes: Vec<DrawnNode> = nodes
         .into_iter()
         .zip(node_rects)
@@ -576,7 +618,7 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
             point.1 += dy;
         }
     }
-    Ok(Picture {
+    Picture {
         width: max.0 - min.0 + 2 * MARGIN,
         height: max.1 - min.1 + 2 * MARGIN,
         theme: options.theme,
@@ -585,7 +627,7 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
         edges: drawn_edges,
         labels: drawn_labels,
         crossings,
-    })
+    }
 }
 
 /// The graph's nodes and edges with their text laid out, before layering.
