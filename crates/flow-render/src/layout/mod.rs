@@ -189,101 +189,12 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
 
     // 3. Items: one per node, then the points and labels of each chain.
     let layout_size = |w: i64, h: i64| if horizontal { (h, w) } else { (w, h) };
-    let mut items: Vec<Item> = Vec::with_capacity(nodes.len() * 3);
-    let mut self_loops: Vec<(usize, EdgeKind, Option<usize>)> = Vec::new();
-    for (n, node) in nodes.iter().enumerate() {
-        let (w, h) = layout_size(node.width, node.height);
-        items.push(Item {
-            layer: layer[n],
-            left: w / 2,
-            right: w - w / 2,
-            height: h,
-            flow: node.flow,
-            group: node.flow,
-            node: Some(n),
-            x: 0,
-        });
-    }
-    let mut chains: Vec<Chain> = Vec::with_capacity(edges.len());
-    // Each out-edge's place among its source's out-edges, in document order (buttons, rows and
-    // cases as the document lists them).
-    let mut out_count = vec![0usize; nodes.len()];
-    let mut fan: Vec<Option<(usize, usize)>> = Vec::new();
-    for (e, &(from, to, kind, label)) in edges.iter().enumerate() {
-        let rank = out_count[from];
-        if kind != EdgeKind::Call {
-            out_count[from] += 1;
-        }
-        if from == to {
-            // A self-loop widens its node on the right (the label beside the loop).
-            let (lw, lh) = label.map_or((0, 0), |l| layout_size(labels[l].width, labels[l].height));
-            let item = &mut items[from];
-            item.right += LOOP_WIDTH + if label.is_some() { LABEL_GAP + lw } else { 0 };
-            item.height = item.height.max(lh);
-            self_loops.push((from, kind, label));
-            continue;
-        }
-        let (top, bottom) = if reversed[e] { (to, from) } else { (from, to) };
-        let (first, last) = (layer[top], layer[bottom]);
-        let group = nodes[from].flow;
-        // The label goes on the odd layer nearest the middle (nodes are on even layers).
-        let label_layer = label.map(|_| {
-            let middle = first + (last - first) / 2;
-            if (middle - first) % 2 == 1 {
-                middle
-            } else {
-                middle - 1
-            }
-        });
-        let mut chain = vec![top];
-        let mut reserved = None;
-        for l in first + 1..last {
-            let index = items.len();
-            let mut item = Item {
-                layer: l,
-                left: DUMMY_HALF,
-                right: DUMMY_HALF,
-                height: 0,
-                flow: group,
-                group,
-                node: None,
-                x: 0,
-            };
-            if label_layer == Some(l)
-                && let Some(label) = label
-            {
-                let (lw, lh) = layout_size(labels[label].width, labels[label].height);
-                item.right = LABEL_GAP + lw;
-                item.height = lh;
-                reserved = Some((label, index));
-            }
-            items.push(item);
-            chain.push(index);
-        }
-        chain.push(bottom);
-        // The item next to the source on this edge (below it, or above it for an edge drawn
-        // back) carries the edge's rank, so crossing reduction can keep the source's
-        // out-edges in document order where that costs nothing.
-        let beside = if reversed[e] {
-            chain[chain.len() - 2]
-        } else {
-            chain[1]
-        };
-        fan.resize(items.len(), None);
-        // A call leaves for another cluster, placed by the cluster order: not ranked.
-        if kind != EdgeKind::Call {
-            fan[beside] = Some((from, rank));
-        }
-        chains.push(Chain {
-            items: chain,
-            from,
-            to,
-            kind,
-            reversed: reversed[e],
-            label: reserved,
-        });
-    }
-
+    let Layered {
+        mut items,
+        chains,
+        self_loops,
+        mut fan,
+    } = make_items(&nodes, &labels, &edges, &layer, &reversed, horizontal);
     debug_assert_eq!(items.len(), needed, "the items, as counted before");
     fan.resize(items.len(), None);
 
@@ -490,6 +401,130 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
         },
         crossings,
     ))
+}
+
+/// The layered graph: the items, each edge's chain of them, the self-loops and the out-edge
+/// ranks crossing reduction keeps.
+struct Layered {
+    items: Vec<Item>,
+    chains: Vec<Chain>,
+    /// (node, kind, label index) of each self-loop.
+    self_loops: Vec<(usize, EdgeKind, Option<usize>)>,
+    /// For the item next to a source on one of its out-edges: (the source, the edge's rank).
+    fan: Vec<Option<(usize, usize)>>,
+}
+
+/// Makes one item per node, then the points and labels of each edge's chain.
+fn make_items(
+    nodes: &[NodeBox],
+    labels: &[LabelBox],
+    edges: &[(usize, usize, EdgeKind, Option<usize>)],
+    layer: &[usize],
+    reversed: &[bool],
+    horizontal: bool,
+) -> Layered {
+    let layout_size = |w: i64, h: i64| if horizontal { (h, w) } else { (w, h) };
+    let mut items: Vec<Item> = Vec::with_capacity(nodes.len() * 3);
+    let mut self_loops: Vec<(usize, EdgeKind, Option<usize>)> = Vec::new();
+    for (n, node) in nodes.iter().enumerate() {
+        let (w, h) = layout_size(node.width, node.height);
+        items.push(Item {
+            layer: layer[n],
+            left: w / 2,
+            right: w - w / 2,
+            height: h,
+            flow: node.flow,
+            group: node.flow,
+            node: Some(n),
+            x: 0,
+        });
+    }
+    let mut chains: Vec<Chain> = Vec::with_capacity(edges.len());
+    // Each out-edge's place among its source's out-edges, in document order (buttons, rows and
+    // cases as the document lists them).
+    let mut out_count = vec![0usize; nodes.len()];
+    let mut fan: Vec<Option<(usize, usize)>> = Vec::new();
+    for (e, &(from, to, kind, label)) in edges.iter().enumerate() {
+        let rank = out_count[from];
+        if kind != EdgeKind::Call {
+            out_count[from] += 1;
+        }
+        if from == to {
+            // A self-loop widens its node on the right (the label beside the loop).
+            let (lw, lh) = label.map_or((0, 0), |l| layout_size(labels[l].width, labels[l].height));
+            let item = &mut items[from];
+            item.right += LOOP_WIDTH + if label.is_some() { LABEL_GAP + lw } else { 0 };
+            item.height = item.height.max(lh);
+            self_loops.push((from, kind, label));
+            continue;
+        }
+        let (top, bottom) = if reversed[e] { (to, from) } else { (from, to) };
+        let (first, last) = (layer[top], layer[bottom]);
+        let group = nodes[from].flow;
+        // The label goes on the odd layer nearest the middle (nodes are on even layers).
+        let label_layer = label.map(|_| {
+            let middle = first + (last - first) / 2;
+            if (middle - first) % 2 == 1 {
+                middle
+            } else {
+                middle - 1
+            }
+        });
+        let mut chain = vec![top];
+        let mut reserved = None;
+        for l in first + 1..last {
+            let index = items.len();
+            let mut item = Item {
+                layer: l,
+                left: DUMMY_HALF,
+                right: DUMMY_HALF,
+                height: 0,
+                flow: group,
+                group,
+                node: None,
+                x: 0,
+            };
+            if label_layer == Some(l)
+                && let Some(label) = label
+            {
+                let (lw, lh) = layout_size(labels[label].width, labels[label].height);
+                item.right = LABEL_GAP + lw;
+                item.height = lh;
+                reserved = Some((label, index));
+            }
+            items.push(item);
+            chain.push(index);
+        }
+        chain.push(bottom);
+        // The item next to the source on this edge (below it, or above it for an edge drawn
+        // back) carries the edge's rank, so crossing reduction can keep the source's
+        // out-edges in document order where that costs nothing.
+        let beside = if reversed[e] {
+            chain[chain.len() - 2]
+        } else {
+            chain[1]
+        };
+        fan.resize(items.len(), None);
+        // A call leaves for another cluster, placed by the cluster order: not ranked.
+        if kind != EdgeKind::Call {
+            fan[beside] = Some((from, rank));
+        }
+        chains.push(Chain {
+            items: chain,
+            from,
+            to,
+            kind,
+            reversed: reversed[e],
+            label: reserved,
+        });
+    }
+
+    Layered {
+        items,
+        chains,
+        self_loops,
+        fan,
+    }
 }
 
 /// The geometry in layout space, before it is turned to the direction.
