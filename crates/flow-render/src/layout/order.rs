@@ -1,0 +1,794 @@
+//! Crossing reduction: the order of the items within each layer.
+
+use super::*;
+
+/// Crossings between two adjacent layers, from the positions of each edge's ends; `tree` is
+/// scratch space.
+fn count_between(pairs: &mut [(usize, usize)], tree: &mut Vec<usize>) -> usize {
+    pairs.sort_unstable();
+    // Inversions of the lower ends, counted with a Fenwick tree.
+    let size = pairs.iter().map(|p| p.1).max().map_or(0, |m| m + 1);
+    tree.clear();
+    tree.resize(size + 1, 0);
+    let mut crossings = 0;
+    for (seen, &(_, b)) in pairs.iter().enumerate() {
+        // Earlier edges whose lower end is at most b do not cross this one.
+        let mut at = b + 1;
+        let mut not_crossing = 0;
+        while at > 0 {
+            not_crossing += tree[at];
+            at &= at - 1;
+        }
+        crossings += seen - not_crossing;
+        let mut at = b + 1;
+        while at <= size {
+            tree[at] += 1;
+            at += at & at.wrapping_neg();
+        }
+    }
+    crossings
+}
+
+/// All crossings of an order.
+fn total_crossings(down: &[Vec<(usize, i64)>], order: &[Vec<usize>], position: &[usize]) -> usize {
+    let mut total = 0;
+    let mut pairs = Vec::new();
+    let mut tree = Vec::new();
+    for row in order {
+        pairs.clear();
+        for &a in row {
+            for &(b, _) in &down[a] {
+                pairs.push((position[a], position[b]));
+            }
+        }
+        total += count_between(&mut pairs, &mut tree);
+    }
+    total
+}
+
+fn positions(order: &[Vec<usize>], position: &mut [usize]) {
+    for row in order {
+        for (p, &i) in row.iter().enumerate() {
+            position[i] = p;
+        }
+    }
+}
+
+/// How an order of the layers begins, before sweeps improve it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// Document order (items in the order they were made).
+    Document,
+    /// The order in which a depth-first search reaches the items: from the top layer down or
+    /// from the bottom up, roots and children in document order or in reverse, the result
+    /// mirrored or not.
+    Search {
+        upward: bool,
+        roots_backward: bool,
+        children_backward: bool,
+        mirror: bool,
+    },
+}
+
+/// Shorthand for a [`Start::Search`].
+const fn search(
+    upward: bool,
+    roots_backward: bool,
+    children_backward: bool,
+    mirror: bool,
+) -> Start {
+    Start::Search {
+        upward,
+        roots_backward,
+        children_backward,
+        mirror,
+    }
+}
+
+/// The starts of crossing reduction, in the order they are tried: every graph gets the first
+/// [`LARGE_STARTS`], a graph of at most [`SMALL_GRAPH`] items all of them. Chosen by measurement
+/// on the comparison harness (`tools/render-compare`): each one, added in this order, lowered
+/// the total of crossings.
+const STARTS: [Start; 10] = [
+    Start::Document,
+    search(false, false, false, false),
+    search(true, false, false, false),
+    search(false, true, true, false),
+    search(true, true, true, false),
+    search(true, false, false, true),
+    search(false, true, false, false),
+    search(false, false, false, true),
+    search(true, true, true, true),
+    search(false, false, true, false),
+];
+/// Starts tried on a graph of more than [`SMALL_GRAPH`] items.
+const LARGE_STARTS: usize = 5;
+/// The most items (nodes, edge points, labels) of a graph that gets every start (a few
+/// milliseconds at most).
+const SMALL_GRAPH: usize = 1000;
+/// Rounds without improvement after which a start stops.
+const PATIENCE: usize = 4;
+/// The most work crossing reduction does on one graph, in neighbour pairs compared (see
+/// [`Work`]): once spent, the current round ends and no further start or cluster order is
+/// tried, so a hostile flow costs a bounded time, the same on every machine.
+const ORDER_WORK: u64 = 100_000_000;
+
+/// Work done by crossing reduction, counted in the neighbour pairs that crossing counts
+/// compare: deterministic, unlike a clock.
+#[derive(Debug)]
+struct Work {
+    done: u64,
+    limit: u64,
+}
+
+impl Work {
+    /// Counts `pairs` compared.
+    fn add(&mut self, pairs: usize) {
+        self.done = self.done.saturating_add(pairs as u64);
+    }
+
+    /// Whether the budget is spent.
+    fn spent(&self) -> bool {
+        self.done >= self.limit
+    }
+}
+
+/// The first order of a start: items appended to their layer in document order or in the
+/// order a depth-first search first reaches them (possibly mirrored), then grouped by
+/// cluster (stable, so each cluster keeps that order).
+fn initial_order(
+    start: Start,
+    items: &[Item],
+    up: &[Vec<(usize, i64)>],
+    down: &[Vec<(usize, i64)>],
+    layers: usize,
+) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = vec![Vec::new(); layers];
+    let mirror = match start {
+        Start::Document => {
+            for (i, item) in items.iter().enumerate() {
+                out[item.layer].push(i);
+            }
+            false
+        }
+        Start::Search {
+            upward,
+            roots_backward,
+            children_backward,
+            mirror,
+        } => {
+            let mut roots: Vec<usize> = (0..items.len()).collect();
+            if roots_backward {
+                roots.reverse();
+            }
+            // Stable: within a layer, roots keep the order chosen above.
+            if upward {
+                roots.sort_by_key(|&i| std::cmp::Reverse(items[i].layer));
+            } else {
+                roots.sort_by_key(|&i| items[i].layer);
+            }
+            let next = if upward { up } else { down };
+            let mut seen = vec![false; items.len()];
+            let mut stack: Vec<usize> = Vec::new();
+            for root in roots {
+                stack.push(root);
+                while let Some(i) = stack.pop() {
+                    if seen[i] {
+                        continue;
+                    }
+                    seen[i] = true;
+                    out[items[i].layer].push(i);
+                    // Pushed so the first child to visit is popped first.
+                    let children = next[i].iter().map(|&(j, _)| j).filter(|&j| !seen[j]);
+                    if children_backward {
+                        stack.extend(children);
+                    } else {
+                        let from = stack.len();
+                        stack.extend(children);
+                        stack[from..].reverse();
+                    }
+                }
+            }
+            mirror
+        }
+    };
+    for row in &mut out {
+        if mirror {
+            row.reverse();
+        }
+        row.sort_by_key(|&i| items[i].group);
+    }
+    out
+}
+
+/// Orders of the clusters to try, each a list of flows left to right: for three or four
+/// clusters every order up to mirroring (a heuristic: the mirrored order keeps each cluster's
+/// inner starting order and tie-breaks, so its layout is close to, not exactly, the mirror
+/// image), else
+/// document order.
+fn cluster_orders(clusters: usize) -> Vec<Vec<usize>> {
+    let mut current: Vec<usize> = (0..clusters).collect();
+    if !(3..=4).contains(&clusters) {
+        return vec![current];
+    }
+    let mut out = Vec::new();
+    // Permutations in lexicographic order, document order first.
+    loop {
+        if current[0] < current[clusters - 1] {
+            out.push(current.clone());
+        }
+        let Some(i) = (0..clusters - 1)
+            .rev()
+            .find(|&i| current[i] < current[i + 1])
+        else {
+            break;
+        };
+        let j = (i + 1..clusters)
+            .rev()
+            .find(|&j| current[j] > current[i])
+            .unwrap_or(i + 1);
+        current.swap(i, j);
+        current[i + 1..].reverse();
+    }
+    out
+}
+
+/// The edges between layers, both ways, and the out-edge ranks that crossing reduction keeps
+/// in document order when that costs no crossing.
+pub(crate) struct Links<'a> {
+    /// Each item's neighbours in the layer above, with their weight.
+    pub(crate) up: &'a [Vec<(usize, i64)>],
+    /// Each item's neighbours in the layer below, with their weight.
+    pub(crate) down: &'a [Vec<(usize, i64)>],
+    /// For the item next to a node on one of its out-edges: (the node, the edge's rank among
+    /// the node's out-edges in document order).
+    pub(crate) fan: &'a [Option<(usize, usize)>],
+}
+
+/// Pairs of out-edges of one node, leaving on the same side, drawn in the opposite of their
+/// document order (the second edge's item left of the first's).
+fn inversions(fan: &[Option<(usize, usize)>], items: &[Item], position: &[usize]) -> usize {
+    // (source, layer) -> [(rank, position)], in item order.
+    let mut sides: BTreeMap<(usize, usize), Vec<(usize, usize)>> = BTreeMap::new();
+    for (i, f) in fan.iter().enumerate() {
+        if let Some((source, rank)) = *f {
+            sides
+                .entry((source, items[i].layer))
+                .or_default()
+                .push((rank, position[i]));
+        }
+    }
+    let mut count = 0;
+    for list in sides.values() {
+        for (k, a) in list.iter().enumerate() {
+            count += list[k + 1..]
+                .iter()
+                .filter(|b| (b.0 > a.0) != (b.1 > a.1))
+                .count();
+        }
+    }
+    count
+}
+
+/// How good an order is: fewest crossings first, then fewest out-edges out of document order.
+type Score = (usize, usize);
+
+fn score(links: &Links<'_>, items: &[Item], order: &[Vec<usize>], position: &[usize]) -> Score {
+    (
+        total_crossings(links.down, order, position),
+        inversions(links.fan, items, position),
+    )
+}
+
+/// Crossing reduction: sweeps with transposition and sifting from the first start in each
+/// cluster order, then from the other starts (see [`STARTS`]) in the best cluster order; keeps
+/// the order with the fewest crossings, and among those the fewest out-edges out of document
+/// order (the first found on a tie), writes it to `order` (and each item's cluster place to
+/// `group`) and returns its crossings. Last, each cluster's mirror image is tried, kept when
+/// it is at least as good and has fewer out-edges out of order.
+pub(super) fn reduce_crossings(
+    items: &mut [Item],
+    links: &Links<'_>,
+    clusters: usize,
+    order: &mut [Vec<usize>],
+) -> usize {
+    let (up, down) = (links.up, links.down);
+    let starts = if items.len() <= SMALL_GRAPH {
+        &STARTS[..]
+    } else {
+        &STARTS[..LARGE_STARTS]
+    };
+    let mut position = vec![0usize; items.len()];
+    let layers = order.len();
+    let mut work = Work {
+        done: 0,
+        limit: ORDER_WORK,
+    };
+    // The best score so far, its order and the cluster place of each flow (the first found on
+    // a tie).
+    let mut best = Best {
+        score: (usize::MAX, usize::MAX),
+        order: Vec::new(),
+        place: vec![0; clusters],
+    };
+    let mut attempt =
+        |items: &mut [Item], (start, ranked): (Start, bool), place: &[usize], best: &mut Best| {
+            for item in items.iter_mut() {
+                item.group = place[item.flow];
+            }
+            let mut candidate = initial_order(start, items, up, down, layers);
+            let found = improve(
+                items,
+                links,
+                &mut candidate,
+                &mut position,
+                &mut work,
+                ranked,
+            );
+            if found < best.score {
+                *best = Best {
+                    score: found,
+                    order: candidate,
+                    place: place.to_vec(),
+                };
+            }
+            work.spent()
+        };
+    // The first start in every cluster order, then the other starts in the best one.
+    // `attempt` tells whether the work budget is spent.
+    let mut place = vec![0usize; clusters];
+    let mut spent = false;
+    for flows in cluster_orders(clusters) {
+        for (g, &f) in flows.iter().enumerate() {
+            place[f] = g;
+        }
+        spent = attempt(items, (starts[0], false), &place, &mut best);
+        if best.score == (0, 0) || spent {
+            break;
+        }
+    }
+    let best_place = best.place.clone();
+    // The other starts, then every start again with out-edges kept in document order where
+    // their barycenters tie (orders that read better, and on the harness fewer crossings:
+    // 415 against 455 with the first start alone). A graph of more than SMALL_GRAPH items
+    // runs only the first start that second way (each start costs about as much as the rest
+    // of the layout there).
+    let others = starts[1..].iter().map(|&start| (start, false));
+    let ranked = if items.len() <= SMALL_GRAPH {
+        starts
+    } else {
+        &starts[..1]
+    };
+    for start in others.chain(ranked.iter().map(|&s| (s, true))) {
+        if best.score == (0, 0) || spent {
+            break;
+        }
+        spent = attempt(items, start, &best_place, &mut best);
+    }
+    for item in items.iter_mut() {
+        item.group = best.place[item.flow];
+    }
+    order.clone_from_slice(&best.order);
+    // A cluster drawn as its mirror image crosses itself as often; keep the mirror when the
+    // whole picture is no worse and more out-edges read in document order.
+    let mut position = vec![0usize; items.len()];
+    positions(order, &mut position);
+    for g in 0..clusters {
+        if best.score.1 == 0 {
+            break;
+        }
+        let mut mirrored = order.to_vec();
+        for row in &mut mirrored {
+            let Some(start) = row.iter().position(|&i| items[i].group == g) else {
+                continue;
+            };
+            let end = row
+                .iter()
+                .rposition(|&i| items[i].group == g)
+                .map_or(start, |e| e + 1);
+            row[start..end].reverse();
+        }
+        positions(&mirrored, &mut position);
+        let found = score(links, items, &mirrored, &position);
+        if found < best.score {
+            best.score = found;
+            order.clone_from_slice(&mirrored);
+        } else {
+            positions(order, &mut position);
+        }
+    }
+    if best.score.1 > 0 && !work.spent() {
+        best.score = repair_fans(items, links, order, &mut position, best.score);
+    }
+    best.score.0
+}
+
+/// Puts the out-edges of each node back in document order where that costs no crossing: for
+/// each node whose out-edges leave one side out of order, their first items are permuted into
+/// document order among the places they hold, then also the rest of each edge's points, then
+/// also the targets that only this edge reaches; the first of these that scores better is kept.
+fn repair_fans(
+    items: &[Item],
+    links: &Links<'_>,
+    order: &mut [Vec<usize>],
+    position: &mut [usize],
+    mut current: Score,
+) -> Score {
+    // Fans by (source, layer): their items in rank order.
+    let mut fans: BTreeMap<(usize, usize), Vec<(usize, usize)>> = BTreeMap::new();
+    for (i, f) in links.fan.iter().enumerate() {
+        if let Some((source, rank)) = *f {
+            fans.entry((source, items[i].layer))
+                .or_default()
+                .push((rank, i));
+        }
+    }
+    for ((source, layer), mut fan) in fans {
+        if fan.len() < 2 {
+            continue;
+        }
+        fan.sort_unstable();
+        if fan.windows(2).all(|w| position[w[0].1] < position[w[1].1]) {
+            continue;
+        }
+        let downward = layer > items[source].layer;
+        let next = if downward { links.down } else { links.up };
+        for depth in 0..3 {
+            // (layer -> [(rank, item)]) of the branches to permute.
+            let mut moved: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+            for &(rank, first) in &fan {
+                let mut at = first;
+                loop {
+                    moved.entry(items[at].layer).or_default().push((rank, at));
+                    if depth == 0 {
+                        break;
+                    }
+                    let Some(&(after, _)) = next[at].first() else {
+                        break;
+                    };
+                    if next[at].len() != 1 {
+                        break;
+                    }
+                    if items[after].is_dummy() {
+                        at = after;
+                        continue;
+                    }
+                    // A target reached by this edge alone moves with it.
+                    let only = if downward {
+                        links.up[after].len() == 1
+                    } else {
+                        links.down[after].len() == 1
+                    };
+                    if depth == 2 && only && items[after].group == items[source].group {
+                        moved
+                            .entry(items[after].layer)
+                            .or_default()
+                            .push((rank, after));
+                    }
+                    break;
+                }
+            }
+            let mut trial = order.to_vec();
+            for (&l, list) in &moved {
+                let mut places: Vec<usize> = list.iter().map(|&(_, i)| position[i]).collect();
+                places.sort_unstable();
+                let mut ranked = list.clone();
+                ranked.sort_unstable();
+                for (&place, &(_, i)) in places.iter().zip(&ranked) {
+                    trial[l][place] = i;
+                }
+            }
+            let mut trial_position = position.to_vec();
+            positions(&trial, &mut trial_position);
+            let found = score(links, items, &trial, &trial_position);
+            if found < current {
+                current = found;
+                order.clone_from_slice(&trial);
+                position.copy_from_slice(&trial_position);
+                break;
+            }
+        }
+    }
+    current
+}
+
+/// The best order crossing reduction has found so far.
+#[derive(Debug)]
+struct Best {
+    score: Score,
+    order: Vec<Vec<usize>>,
+    /// Each flow's place among the clusters, left to right.
+    place: Vec<usize>,
+}
+
+/// Barycenter sweeps, alternately down and up, each followed by transposition and sifting,
+/// until [`PATIENCE`] rounds in a row bring no improvement (at most [`ORDER_ROUNDS`]). Ties keep
+/// the out-edges of one node in document order, then the current order, or reverse it every
+/// other pair of sweeps (so equal items are tried both ways round). Leaves the best order seen
+/// in `order` (fewest crossings, then fewest out-edges out of document order) and returns its
+/// score.
+fn improve(
+    items: &[Item],
+    links: &Links<'_>,
+    order: &mut [Vec<usize>],
+    position: &mut [usize],
+    work: &mut Work,
+    ranked: bool,
+) -> Score {
+    let (up, down) = (links.up, links.down);
+    positions(order, position);
+    transpose(items, up, down, order, position, work);
+    sift(items, up, down, order, position, work);
+    let mut best = score(links, items, order, position);
+    let mut best_order = order.to_vec();
+    let mut stale = 0;
+    let mut keyed: Vec<(usize, i64, usize, usize, usize)> = Vec::new();
+    for round in 0..ORDER_ROUNDS {
+        if best == (0, 0) || stale >= PATIENCE || work.spent() {
+            break;
+        }
+        let downward = round % 2 == 0;
+        let reverse_ties = (round / 2) % 2 == 1;
+        let layers: Vec<usize> = if downward {
+            (1..order.len()).collect()
+        } else {
+            (0..order.len().saturating_sub(1)).rev().collect()
+        };
+        let neighbours = if downward { up } else { down };
+        for l in layers {
+            keyed.clear();
+            keyed.extend(order[l].iter().map(|&i| {
+                let list = &neighbours[i];
+                // Barycenter in 1/1024 positions; an item without neighbours keeps its place.
+                let key = if list.is_empty() {
+                    position[i] as i64 * 1024
+                } else {
+                    list.iter()
+                        .map(|&(j, _)| position[j] as i64 * 1024)
+                        .sum::<i64>()
+                        / list.len() as i64
+                };
+                let tie = if reverse_ties {
+                    usize::MAX - position[i]
+                } else {
+                    position[i]
+                };
+                // With `ranked`, out-edges of one node sharing a barycenter keep document order.
+                let rank = if ranked {
+                    links.fan[i].map_or(0, |(_, rank)| rank)
+                } else {
+                    0
+                };
+                (items[i].group, key, rank, tie, i)
+            }));
+            keyed.sort_unstable();
+            for (p, k) in keyed.iter().enumerate() {
+                order[l][p] = k.4;
+                position[k.4] = p;
+            }
+        }
+        transpose(items, up, down, order, position, work);
+        sift(items, up, down, order, position, work);
+        let found = score(links, items, order, position);
+        if found < best {
+            best = found;
+            best_order.clone_from_slice(order);
+            stale = 0;
+        } else {
+            stale += 1;
+        }
+    }
+    order.clone_from_slice(&best_order);
+    best
+}
+
+/// Crossings among the edges of `u` and `v` (with both neighbour layers) when `u` is left of
+/// `v`.
+fn pair_crossings(
+    u: usize,
+    v: usize,
+    up: &[Vec<(usize, i64)>],
+    down: &[Vec<(usize, i64)>],
+    position: &[usize],
+    work: &mut Work,
+) -> usize {
+    work.add(up[u].len() * up[v].len() + down[u].len() * down[v].len() + 1);
+    let mut count = 0;
+    for lists in [up, down] {
+        for &(a, _) in &lists[u] {
+            for &(b, _) in &lists[v] {
+                if position[a] > position[b] {
+                    count += 1;
+                }
+            }
+        }
+    }
+    count
+}
+
+/// Swaps neighbours of the same cluster while that lowers crossings (a few passes, while
+/// `work` lasts).
+fn transpose(
+    items: &[Item],
+    up: &[Vec<(usize, i64)>],
+    down: &[Vec<(usize, i64)>],
+    order: &mut [Vec<usize>],
+    position: &mut [usize],
+    work: &mut Work,
+) {
+    for _ in 0..4 {
+        if work.spent() {
+            break;
+        }
+        let mut improved = false;
+        for row in order.iter_mut() {
+            for p in 0..row.len().saturating_sub(1) {
+                let (u, v) = (row[p], row[p + 1]);
+                if items[u].group != items[v].group {
+                    continue;
+                }
+                if pair_crossings(v, u, up, down, position, work)
+                    < pair_crossings(u, v, up, down, position, work)
+                {
+                    row.swap(p, p + 1);
+                    position[u] = p + 1;
+                    position[v] = p;
+                    improved = true;
+                }
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+}
+
+/// Sifting: each item in turn moves to the place in its layer (among its cluster) where its
+/// edges cross the fewest others; ties keep the item where it is. Layer by layer while `work`
+/// lasts.
+fn sift(
+    items: &[Item],
+    up: &[Vec<(usize, i64)>],
+    down: &[Vec<(usize, i64)>],
+    order: &mut [Vec<usize>],
+    position: &mut [usize],
+    work: &mut Work,
+) {
+    for row in order.iter_mut() {
+        if work.spent() {
+            return;
+        }
+        // Quadratic in the layer's width: very wide layers keep the sweeps' order.
+        if row.len() < 3 || row.len() > 400 {
+            continue;
+        }
+        for &u in row.clone().iter() {
+            let from = position[u];
+            let group = items[u].group;
+            let start = row
+                .iter()
+                .position(|&v| items[v].group == group)
+                .unwrap_or(0);
+            let end = row
+                .iter()
+                .rposition(|&v| items[v].group == group)
+                .map_or(row.len(), |e| e + 1);
+            // Cost of each insertion place relative to the leftmost one of the cluster.
+            let mut cost = 0i64;
+            let mut best = (0i64, start);
+            let mut at_from = None;
+            let mut slot = start;
+            for &v in &row[start..end] {
+                if v == u {
+                    continue;
+                }
+                if slot == from {
+                    at_from = Some(cost);
+                }
+                cost += pair_crossings(v, u, up, down, position, work) as i64
+                    - pair_crossings(u, v, up, down, position, work) as i64;
+                slot += 1;
+                if cost < best.0 {
+                    best = (cost, slot);
+                }
+            }
+            if slot == from {
+                at_from = Some(cost);
+            }
+            let current = at_from.unwrap_or(0);
+            if best.0 < current && best.1 != from {
+                let item = row.remove(from);
+                row.insert(best.1, item);
+                for (p, &i) in row.iter().enumerate() {
+                    position[i] = p;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+
+    fn item(layer: usize) -> Item {
+        Item {
+            layer,
+            left: 1,
+            right: 1,
+            height: 1,
+            flow: 0,
+            group: 0,
+            node: None,
+            x: 0,
+        }
+    }
+
+    #[test]
+    fn cluster_orders_are_every_order_up_to_mirroring_document_order_first() {
+        assert_eq!(cluster_orders(2), vec![vec![0, 1]]);
+        assert_eq!(
+            cluster_orders(3),
+            vec![vec![0, 1, 2], vec![0, 2, 1], vec![1, 0, 2]]
+        );
+        let four = cluster_orders(4);
+        assert_eq!(four.len(), 12);
+        assert_eq!(four[0], vec![0, 1, 2, 3]);
+        assert_eq!(cluster_orders(5), vec![vec![0, 1, 2, 3, 4]]);
+    }
+
+    #[test]
+    fn sifting_moves_an_item_past_several_others() {
+        // Top: a b c d; bottom: w x y z with a-z, b-w, c-x, d-y: `z` belongs first.
+        let items: Vec<Item> = (0..8).map(|i| item(i / 4)).collect();
+        let pairs = [(0, 7), (1, 4), (2, 5), (3, 6)];
+        let mut up = vec![Vec::new(); 8];
+        let mut down = vec![Vec::new(); 8];
+        for (a, b) in pairs {
+            down[a].push((b, 1));
+            up[b].push((a, 1));
+        }
+        let mut order = vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]];
+        let mut position = vec![0; 8];
+        positions(&order, &mut position);
+        assert_eq!(total_crossings(&down, &order, &position), 3);
+        let mut work = Work {
+            done: 0,
+            limit: u64::MAX,
+        };
+        sift(&items, &up, &down, &mut order, &mut position, &mut work);
+        assert_eq!(total_crossings(&down, &order, &position), 0, "{order:?}");
+        assert!(work.done > 0, "sifting counts the pairs it compares");
+    }
+
+    #[test]
+    fn crossing_reduction_stops_when_its_work_is_spent() {
+        // The graph of the sifting test: improvement removes its 3 crossings when it may
+        // work, and leaves the first order as it is when its budget is spent.
+        let items: Vec<Item> = (0..8).map(|i| item(i / 4)).collect();
+        let mut up = vec![Vec::new(); 8];
+        let mut down = vec![Vec::new(); 8];
+        for (a, b) in [(0, 7), (1, 4), (2, 5), (3, 6)] {
+            down[a].push((b, 1));
+            up[b].push((a, 1));
+        }
+        let first = vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]];
+        let mut position = vec![0; 8];
+        for (limit, crossings) in [(0, 3), (u64::MAX, 0)] {
+            let mut order = first.clone();
+            let mut work = Work { done: 0, limit };
+            let fan = vec![None; items.len()];
+            let links = Links {
+                up: &up,
+                down: &down,
+                fan: &fan,
+            };
+            let found = improve(&items, &links, &mut order, &mut position, &mut work, false);
+            assert_eq!(found, (crossings, 0), "limit {limit}: {order:?}");
+            if limit == 0 {
+                assert_eq!(order, first);
+                assert_eq!(work.done, 0);
+            }
+        }
+    }
+}
