@@ -81,13 +81,8 @@ const PLACE_ROUNDS: usize = 8;
 const PORT_SPACING: i64 = 10;
 /// The most layout items (a box per node, a point for each layer an edge crosses) of one
 /// picture; a larger set is refused with [`Error::TooManyItems`], counted once the layers are
-/// known and before anything grows with the items. Memory and time grow with the items (about
-/// 350 bytes each at the peak, measured): at the limit a picture takes about 100 MB and one
-/// or two seconds. The 500-step benchmark needs 1,301 items, the largest graph of the
-/// comparison harness 384, the largest flow the documents allow with a button back to its
-/// first step on each of its 500 steps 249,003 (drawn, 1.35 s and 87 MB); a 500-step flow
-/// that jumps at random every other step needs about 160,000 (drawn), two of them in one set
-/// about 317,000 (refused), one with twenty random cases per step about 3.2 million.
+/// known and before anything grows with the items. Memory and time grow with the items; why
+/// this number, with its figures: DECISIONS.md, "Pictures: the most layout items".
 pub const MAX_LAYOUT_ITEMS: usize = 300_000;
 
 /// Options of a layout.
