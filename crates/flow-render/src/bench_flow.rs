@@ -1,5 +1,5 @@
 //! The 500-step flow that `benches/render.rs` draws and the tests check (compiled for tests
-//! only, and into the benchmark and `tools/layout-eval` through `#[path]`): a chain of
+//! only, and into the benchmark through `#[path]`): a chain of
 //! messages, buttons with a loop back every 10 steps, and branches.
 
 use serde_json::{Value, json};
