@@ -44,7 +44,7 @@ const MAX_NESTING: u32 = 1000;
 
 /// The most instructions a pattern may compile to, counted repetitions unrolled: the runtime's
 /// matcher (`botmesh-flow-runtime`, which uses this same bound) refuses larger ones, as RE2
-/// refuses patterns past its memory budget. [`program_size`] counts them as that matcher
+/// refuses patterns past its memory budget. Instructions are counted as that matcher
 /// compiles them, or more.
 pub const MAX_PATTERN_PROGRAM: usize = 100_000;
 
