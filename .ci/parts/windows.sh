@@ -8,7 +8,7 @@
 # - tools/wine-shim/bcryptprimitives.dll, built here with MinGW: Debian 12's Wine 8 lacks that
 #   DLL, whose ProcessPrng every Rust program imports, so no test would start without it; it is
 #   found through WINEPATH, nothing is copied next to the executables;
-# - the workspace's `cargo metadata`, written here for xtask's tidy test (XTASK_CARGO_METADATA):
+# - the workspace's `cargo metadata`, written here for xtask's tidy and release tests (XTASK_CARGO_METADATA):
 #   a program under Wine can start the host's Linux cargo but cannot wait for it.
 # The Wine prefix lives in the target folder (git-ignored) and is reused by the next run.
 set -euo pipefail

@@ -45,21 +45,10 @@ pub(crate) struct Dependency {
     pub(crate) dev: bool,
 }
 
-/// The workspace crates, read from `cargo metadata --no-deps --locked`.
+/// The workspace crates, read from `cargo metadata --no-deps` (tidy's reading, which the
+/// Windows suite under Wine feeds from a file).
 pub(crate) fn workspace_crates(root: &Path) -> Result<Vec<Crate>, Box<dyn Error>> {
-    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-        .args(["metadata", "--no-deps", "--format-version", "1", "--locked"])
-        .current_dir(root)
-        .output()
-        .map_err(|e| format!("cannot run cargo metadata: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "cargo metadata failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        )
-        .into());
-    }
-    let metadata: Value = serde_json::from_slice(&output.stdout)?;
+    let metadata: Value = serde_json::from_slice(&crate::tidy::cargo_metadata(root)?)?;
     crates_of(&metadata)
 }
 

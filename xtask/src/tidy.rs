@@ -146,7 +146,7 @@ fn workspace_edges(root: &Path) -> Result<Vec<(String, String)>, Box<dyn Error>>
 /// What `cargo metadata --format-version 1 --no-deps` prints for the workspace at `root`; read
 /// from the file `XTASK_CARGO_METADATA` names when it is set, for test runs that cannot start
 /// the host's cargo (the Windows suite under Wine, `.ci/parts/windows.sh`, writes that file).
-fn cargo_metadata(root: &Path) -> Result<Vec<u8>, Box<dyn Error>> {
+pub(crate) fn cargo_metadata(root: &Path) -> Result<Vec<u8>, Box<dyn Error>> {
     if let Some(file) = std::env::var_os("XTASK_CARGO_METADATA") {
         return Ok(std::fs::read(file)?);
     }
