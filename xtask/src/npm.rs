@@ -33,7 +33,7 @@ fn binary_name(platform: &str) -> &'static str {
     }
 }
 
-fn read_json(path: &Path) -> Result<Value, Box<dyn Error>> {
+pub(crate) fn read_json(path: &Path) -> Result<Value, Box<dyn Error>> {
     let text =
         fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     serde_json::from_str(&text)
@@ -41,7 +41,7 @@ fn read_json(path: &Path) -> Result<Value, Box<dyn Error>> {
 }
 
 /// The package folders under `npm/` (`mcp`, `mcp-darwin-arm64`, ...), sorted.
-fn package_dirs(npm: &Path) -> Result<Vec<String>, Box<dyn Error>> {
+pub(crate) fn package_dirs(npm: &Path) -> Result<Vec<String>, Box<dyn Error>> {
     let mut names = Vec::new();
     for entry in fs::read_dir(npm)? {
         let entry = entry?;

@@ -145,24 +145,9 @@ pub(crate) fn version_problems(
             }
         }
     }
-    let mut manifests: Vec<_> = fs::read_dir(npm)
-        .map_err(|e| format!("cannot read {}: {e}", npm.display()))?
-        .filter_map(Result::ok)
-        .map(|entry| entry.path().join("package.json"))
-        .filter(|path| path.is_file())
-        .collect();
-    manifests.sort();
-    for path in manifests {
-        let where_ = format!(
-            "npm/{}/package.json",
-            path.parent()
-                .and_then(Path::file_name)
-                .map(|n| n.to_string_lossy())
-                .unwrap_or_default()
-        );
-        let text = fs::read_to_string(&path)?;
-        let manifest: Value =
-            serde_json::from_str(&text).map_err(|e| format!("{where_} is not valid JSON: {e}"))?;
+    for dir in crate::npm::package_dirs(npm)? {
+        let where_ = format!("npm/{dir}/package.json");
+        let manifest = crate::npm::read_json(&npm.join(&dir).join("package.json"))?;
         let found = manifest["version"].as_str().unwrap_or("(none)");
         if found != version {
             problems.push(format!(
