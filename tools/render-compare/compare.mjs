@@ -4,7 +4,8 @@
 // same way for both: pairs of edge polylines whose segments properly intersect (touching,
 // as edges do at a shared end node, does not count); several flows are clusters for dagre too
 // (compound graph, as Mermaid lays out subgraphs). Also counts, for ours, overlapping boxes
-// (nodes and labels) and edge segments through a node.
+// (nodes and labels) and edge segments through a node, and for both the total width and
+// height and the edge bends (interior polyline points where the line turns).
 // Usage: node compare.mjs graphs.json [--floor PERCENT] [--rows OUT.json]   (--floor: exit 1
 // unless ours <= dagre's in total, ours <= dagre's on at least PERCENT % of graphs, and no
 // overlap at all; --rows: also write each graph's crossings and dagre's time, as the layout
@@ -55,10 +56,34 @@ function enters(p, q, r) {
   return t1 - t0 > 1e-9;
 }
 
+// Interior points of a polyline where it turns (not on the line through its neighbours).
+function bends(points) {
+  let total = 0;
+  for (let i = 1; i + 1 < points.length; i++) {
+    const [a, b, c] = [points[i - 1], points[i], points[i + 1]];
+    if ((b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]) !== 0) total += 1;
+  }
+  return total;
+}
+
+// Width and height of the boxes and edge points, as drawn (margins left out).
+function extent(boxes, polylines) {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const b of boxes) {
+    x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y);
+    x1 = Math.max(x1, b.x + b.width); y1 = Math.max(y1, b.y + b.height);
+  }
+  for (const line of polylines) for (const [x, y] of line) {
+    x0 = Math.min(x0, x); y0 = Math.min(y0, y); x1 = Math.max(x1, x); y1 = Math.max(y1, y);
+  }
+  return x0 > x1 ? [0, 0] : [x1 - x0, y1 - y0];
+}
+
 function overlaps(a, b) {
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
+const size = { ours: [0, 0, 0], dagre: [0, 0, 0] };
 let oursTotal = 0, dagreTotal = 0, oursNotWorse = 0, oursFewer = 0, oursMicros = 0, dagreMicros = 0, bad = 0, through = 0;
 const rows = [];
 for (const graph of graphs) {
@@ -91,7 +116,19 @@ for (const graph of graphs) {
   const micros = Number(process.hrtime.bigint() - start) / 1000;
   dagreMicros += micros;
   oursMicros += graph.layoutMicros;
-  const theirs = crossings(g.edges().map((e) => g.edge(e).points.map((p) => [p.x, p.y])));
+  const dagreLines = g.edges().map((e) => g.edge(e).points.map((p) => [p.x, p.y]));
+  const theirs = crossings(dagreLines);
+  const oursLines = graph.edges.map((e) => e.points);
+  // Dagre's boxes are centred on (x, y); labels are the edges' label boxes.
+  const dagreBoxes = g.nodes().filter((v) => !v.startsWith('cluster')).map((v) => g.node(v))
+    .concat(g.edges().map((e) => g.edge(e)).filter((l) => l.width))
+    .map((b) => ({ x: b.x - b.width / 2, y: b.y - b.height / 2, width: b.width, height: b.height }));
+  for (const [who, boxes, lines] of [['ours', graph.nodes.concat(graph.labels), oursLines], ['dagre', dagreBoxes, dagreLines]]) {
+    const [w, h] = extent(boxes, lines);
+    size[who][0] += w;
+    size[who][1] += h;
+    size[who][2] += lines.reduce((n, line) => n + bends(line), 0);
+  }
   // Our own geometry: no node overlaps, no label over a node or a label.
   const boxes = graph.nodes.concat(graph.labels);
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) if (overlaps(boxes[i], boxes[j])) bad += 1;
@@ -112,6 +149,9 @@ const share = (100 * oursNotWorse) / graphs.length;
 console.log(`graphs: ${graphs.length}`);
 console.log(`crossings, total: ours ${oursTotal}, dagre ${dagreTotal}`);
 console.log(`graphs where ours <= dagre: ${oursNotWorse} (${share.toFixed(1)} %): fewer ${oursFewer}, as many ${oursNotWorse - oursFewer}, more ${graphs.length - oursNotWorse}`);
+const round = (v) => Math.round(v).toLocaleString('en');
+console.log(`total width: ours ${round(size.ours[0])}, dagre ${round(size.dagre[0])}; total height: ours ${round(size.ours[1])}, dagre ${round(size.dagre[1])} (px, margins left out)`);
+console.log(`edge bends (interior points where a polyline turns): ours ${round(size.ours[2])}, dagre ${round(size.dagre[2])}`);
 console.log(`overlapping boxes in ours: ${bad}; edge segments through a node: ${through}`);
 console.log(`layout time, all graphs: ours ${(oursMicros / 1000).toFixed(1)} ms, dagre ${(dagreMicros / 1000).toFixed(1)} ms`);
 const worst = rows.filter((r) => r[1] > r[2]).sort((a, b) => (b[1] - b[2]) - (a[1] - a[2])).slice(0, 5);

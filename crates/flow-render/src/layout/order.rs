@@ -369,9 +369,26 @@ pub(super) fn reduce_crossings(
         item.group = best.place[item.flow];
     }
     order.clone_from_slice(&best.order);
+    let mut position = vec![0usize; items.len()];
+    // The mirror image of the whole picture (clusters in the opposite order too) crosses as
+    // often and turns every pair of out-edges round: keep it when more read in document order.
+    if best.score.1 > 0 {
+        let mut mirrored = order.to_vec();
+        for row in &mut mirrored {
+            row.reverse();
+        }
+        positions(&mirrored, &mut position);
+        let found = score(links, items, &mirrored, &position);
+        if found < best.score {
+            best.score = found;
+            order.clone_from_slice(&mirrored);
+            for item in items.iter_mut() {
+                item.group = clusters.saturating_sub(1) - item.group;
+            }
+        }
+    }
     // A cluster drawn as its mirror image crosses itself as often; keep the mirror when the
     // whole picture is no worse and more out-edges read in document order.
-    let mut position = vec![0usize; items.len()];
     positions(order, &mut position);
     for g in 0..clusters {
         if best.score.1 == 0 {
