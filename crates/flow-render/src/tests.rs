@@ -239,11 +239,12 @@ fn out_edges_keep_document_order_on_every_fixture_and_harness_graph() {
         "out-edge order: {} exceptions among {steps} steps with several out-edges: {exceptions:?}",
         exceptions.len()
     );
-    // Measured: 343 of 1,799 steps (733 before document order was a criterion), every one on
-    // a generated flow of random jumps, but for two steps of `all_kinds` in each direction
-    // (its menu and its branch, where document order would cost a crossing).
+    // Measured: 336 of 1,835 steps (343 with layers by longest path, 733 before document order
+    // was a criterion), every one on a generated flow of random jumps, but for the menu of
+    // `all_kinds` in each direction (its "Talk to a human" leads far down, beside the rest:
+    // document order would cost a crossing).
     assert!(
-        exceptions.len() <= 343,
+        exceptions.len() <= 336,
         "{}: {exceptions:?}",
         exceptions.len()
     );
@@ -251,7 +252,7 @@ fn out_edges_keep_document_order_on_every_fixture_and_harness_graph() {
         .iter()
         .filter(|e| !e.starts_with("generated_"))
         .collect();
-    assert!(fixtures.len() <= 16, "{fixtures:?}");
+    assert!(fixtures.len() <= 4, "{fixtures:?}");
     assert!(
         fixtures.iter().all(|e| e.starts_with("all_kinds ")),
         "{fixtures:?}"
@@ -347,6 +348,41 @@ fn the_500_step_benchmark_flow_is_drawn_within_the_limit() {
     let picture = picture_of(&[benchmark_flow(500)], Direction::TD, Theme::Light);
     assert_eq!(picture.nodes.len(), 500);
     assert!(problems(&picture).is_empty());
+    // Its chain is drawn in one line with the branches beside it, not a column further
+    // sideways at every branch: 682 px wide (3,498 before coordinates by Brandes and Köpf,
+    // 9,665 with their median of four alignments).
+    assert!(picture.width <= 800, "{}", picture.width);
+}
+
+/// Interior points where a polyline turns.
+fn bends(points: &[(i64, i64)]) -> usize {
+    points
+        .windows(3)
+        .filter(|w| {
+            let (a, b, c) = (w[0], w[1], w[2]);
+            (b.0 - a.0) * (c.1 - b.1) != (b.1 - a.1) * (c.0 - b.0)
+        })
+        .count()
+}
+
+#[test]
+fn every_edge_of_the_harness_turns_at_most_four_times() {
+    // Straight through the layers it crosses, turning only to leave its source and to reach
+    // its target (two turns each): 8,160 edges, 2,929 straight, none with more than 4 turns
+    // (up to 53 before, 41,559 turns in all against 13,166; `tools/render-compare`).
+    for (name, flows) in crate::harness_flows::harness_sets(400) {
+        let picture = picture_of(&flows, Direction::TD, Theme::Light);
+        for edge in &picture.edges {
+            let turns = bends(&edge.points);
+            assert!(
+                turns <= 4,
+                "{name}: edge {} -> {} turns {turns} times: {:?}",
+                edge.from,
+                edge.to,
+                edge.points
+            );
+        }
+    }
 }
 
 pub(crate) fn example() -> Value {

@@ -75,8 +75,8 @@ pub(crate) const ARROW: i64 = 8;
 const MARGIN: i64 = 16;
 /// Most sweeps of crossing reduction from one start.
 const ORDER_ROUNDS: usize = 24;
-/// Sweeps of coordinate assignment.
-const PLACE_ROUNDS: usize = 8;
+/// Space kept between an edge end and the end of the flat part of a node's side.
+const PORT_MARGIN: i64 = 12;
 /// Widest spacing between edge ends on one side of a node.
 const PORT_SPACING: i64 = 10;
 /// The most layout items (a box per node, a point for each layer an edge crosses) of one
@@ -645,16 +645,4 @@ fn node_box(font: &Font, flow: usize, id: &str, kind: &'static str, label: &str)
         width,
         height,
     }
-}
-
-/// Offsets of `count` edge ends spread over the middle of a side `width` long.
-fn spread(count: usize, width: i64) -> Vec<i64> {
-    if count <= 1 {
-        return vec![0; count];
-    }
-    let slots = count as i64 - 1;
-    let spacing = PORT_SPACING.min((width / 2) / slots);
-    (0..count as i64)
-        .map(|i| (2 * i - slots) * spacing / 2)
-        .collect()
 }

@@ -65,17 +65,34 @@ pub(super) fn route(
         top_ports[last].push((items[before].x, c));
     }
     let mut port_offset: Vec<(i64, i64)> = vec![(0, 0); chains.len()];
+    // How far from the middle of a side an edge end may lie: on the flat part of the outline
+    // (a stadium's, a hexagon's or a parallelogram's bottom is narrower than its box), or a
+    // quarter of a side across the layers.
+    let reach = |n: usize| {
+        let width = node_rect(n).width;
+        if horizontal {
+            width / 4
+        } else {
+            (width / 2 - nodes[n].shape.extra_width(nodes[n].height) - PORT_MARGIN).max(0)
+        }
+    };
     for (n, ports) in bottom_ports.iter_mut().enumerate() {
         ports.sort_unstable();
-        let width = node_rect(n).width;
-        for (i, offset) in spread(ports.len(), width).into_iter().enumerate() {
+        let wanted: Vec<i64> = ports.iter().map(|&(x, _)| x - items[n].x).collect();
+        for (i, offset) in snap(&wanted, node_rect(n).width, reach(n))
+            .into_iter()
+            .enumerate()
+        {
             port_offset[ports[i].1].0 = offset;
         }
     }
     for (n, ports) in top_ports.iter_mut().enumerate() {
         ports.sort_unstable();
-        let width = node_rect(n).width;
-        for (i, offset) in spread(ports.len(), width).into_iter().enumerate() {
+        let wanted: Vec<i64> = ports.iter().map(|&(x, _)| x - items[n].x).collect();
+        for (i, offset) in snap(&wanted, node_rect(n).width, reach(n))
+            .into_iter()
+            .enumerate()
+        {
             port_offset[ports[i].1].1 = offset;
         }
     }
@@ -185,5 +202,67 @@ pub(super) fn route(
         label_rects,
         cluster_rects,
         edges: drawn_edges,
+    }
+}
+
+/// Offsets of `count` edge ends spread over the middle of a side `width` long.
+fn spread(count: usize, width: i64) -> Vec<i64> {
+    if count <= 1 {
+        return vec![0; count];
+    }
+    let slots = count as i64 - 1;
+    let spacing = PORT_SPACING.min((width / 2) / slots);
+    (0..count as i64)
+        .map(|i| (2 * i - slots) * spacing / 2)
+        .collect()
+}
+
+/// Offsets of edge ends on one side of a node, in the order of `wanted` (the offsets of the
+/// points they head for, sorted): each straight above or below its point where the side
+/// allows (within `reach` of its middle, keeping the ends in order and as far apart as
+/// [`spread`] puts them), else pushed along towards it; [`spread`] when they do not fit.
+fn snap(wanted: &[i64], width: i64, reach: i64) -> Vec<i64> {
+    let count = wanted.len();
+    if count == 0 {
+        return Vec::new();
+    }
+    let gap = if count > 1 {
+        PORT_SPACING.min((width / 2) / (count as i64 - 1))
+    } else {
+        0
+    };
+    let mut out: Vec<i64> = wanted.iter().map(|&w| w.clamp(-reach, reach)).collect();
+    for i in 1..count {
+        out[i] = out[i].max(out[i - 1] + gap);
+    }
+    for i in (0..count).rev() {
+        let high = if i + 1 == count {
+            reach
+        } else {
+            out[i + 1] - gap
+        };
+        out[i] = out[i].min(high);
+    }
+    if out[0] < -reach {
+        return spread(count, width);
+    }
+    out
+}
+
+#[cfg(test)]
+mod route_tests {
+    use super::*;
+
+    #[test]
+    fn edge_ends_lie_straight_above_their_points_where_the_side_allows() {
+        // Three ends heading left, just right of the middle, and far right of a 200 px side
+        // whose ends may lie 80 px from its middle.
+        assert_eq!(snap(&[-30, 4, 300], 200, 80), vec![-30, 4, 80]);
+        // Two heading for the same place stay in order, as far apart as spread puts them.
+        assert_eq!(snap(&[0, 0], 200, 80), vec![0, 10]);
+        assert_eq!(snap(&[80, 90], 200, 80), vec![70, 80]);
+        // No room on the side: spread over its middle, as before.
+        assert_eq!(snap(&[0, 0, 0], 200, 0), spread(3, 200));
+        assert_eq!(snap(&[], 200, 80), Vec::<i64>::new());
     }
 }
