@@ -196,18 +196,13 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
 
     // 4. Crossing reduction.
     let layers = layer.iter().copied().max().map_or(0, |m| m + 1);
-    let mut up: Vec<Vec<(usize, i64)>> = vec![Vec::new(); items.len()];
-    let mut down: Vec<Vec<(usize, i64)>> = vec![Vec::new(); items.len()];
+    let mut up: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    let mut down: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
     for chain in &chains {
         for pair in chain.items.windows(2) {
             let (a, b) = (pair[0], pair[1]);
-            let weight = match (items[a].is_dummy(), items[b].is_dummy()) {
-                (true, true) => 8,
-                (false, false) => 1,
-                _ => 2,
-            };
-            down[a].push((b, weight));
-            up[b].push((a, weight));
+            down[a].push(b);
+            up[b].push(a);
         }
     }
     let mut order: Vec<Vec<usize>> = vec![Vec::new(); layers];

@@ -30,14 +30,14 @@ fn count_between(pairs: &mut [(usize, usize)], tree: &mut Vec<usize>) -> usize {
 }
 
 /// All crossings of an order.
-fn total_crossings(down: &[Vec<(usize, i64)>], order: &[Vec<usize>], position: &[usize]) -> usize {
+fn total_crossings(down: &[Vec<usize>], order: &[Vec<usize>], position: &[usize]) -> usize {
     let mut total = 0;
     let mut pairs = Vec::new();
     let mut tree = Vec::new();
     for row in order {
         pairs.clear();
         for &a in row {
-            for &(b, _) in &down[a] {
+            for &b in &down[a] {
                 pairs.push((position[a], position[b]));
             }
         }
@@ -139,8 +139,8 @@ impl Work {
 fn initial_order(
     start: Start,
     items: &[Item],
-    up: &[Vec<(usize, i64)>],
-    down: &[Vec<(usize, i64)>],
+    up: &[Vec<usize>],
+    down: &[Vec<usize>],
     layers: usize,
 ) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = vec![Vec::new(); layers];
@@ -179,7 +179,7 @@ fn initial_order(
                     seen[i] = true;
                     out[items[i].layer].push(i);
                     // Pushed so the first child to visit is popped first.
-                    let children = next[i].iter().map(|&(j, _)| j).filter(|&j| !seen[j]);
+                    let children = next[i].iter().copied().filter(|&j| !seen[j]);
                     if children_backward {
                         stack.extend(children);
                     } else {
@@ -236,10 +236,10 @@ fn cluster_orders(clusters: usize) -> Vec<Vec<usize>> {
 /// The edges between layers, both ways, and the out-edge ranks that crossing reduction keeps
 /// in document order when that costs no crossing.
 pub(crate) struct Links<'a> {
-    /// Each item's neighbours in the layer above, with their weight.
-    pub(crate) up: &'a [Vec<(usize, i64)>],
-    /// Each item's neighbours in the layer below, with their weight.
-    pub(crate) down: &'a [Vec<(usize, i64)>],
+    /// Each item's neighbours in the layer above.
+    pub(crate) up: &'a [Vec<usize>],
+    /// Each item's neighbours in the layer below.
+    pub(crate) down: &'a [Vec<usize>],
     /// For the item next to a node on one of its out-edges: (the node, the edge's rank among
     /// the node's out-edges in document order).
     pub(crate) fan: &'a [Option<(usize, usize)>],
@@ -460,7 +460,7 @@ fn repair_fans(
                     if depth == 0 {
                         break;
                     }
-                    let Some(&(after, _)) = next[at].first() else {
+                    let Some(&after) = next[at].first() else {
                         break;
                     };
                     if next[at].len() != 1 {
@@ -560,10 +560,7 @@ fn improve(
                 let key = if list.is_empty() {
                     position[i] as i64 * 1024
                 } else {
-                    list.iter()
-                        .map(|&(j, _)| position[j] as i64 * 1024)
-                        .sum::<i64>()
-                        / list.len() as i64
+                    list.iter().map(|&j| position[j] as i64 * 1024).sum::<i64>() / list.len() as i64
                 };
                 let tie = if reverse_ties {
                     usize::MAX - position[i]
@@ -604,16 +601,16 @@ fn improve(
 fn pair_crossings(
     u: usize,
     v: usize,
-    up: &[Vec<(usize, i64)>],
-    down: &[Vec<(usize, i64)>],
+    up: &[Vec<usize>],
+    down: &[Vec<usize>],
     position: &[usize],
     work: &mut Work,
 ) -> usize {
     work.add(up[u].len() * up[v].len() + down[u].len() * down[v].len() + 1);
     let mut count = 0;
     for lists in [up, down] {
-        for &(a, _) in &lists[u] {
-            for &(b, _) in &lists[v] {
+        for &a in &lists[u] {
+            for &b in &lists[v] {
                 if position[a] > position[b] {
                     count += 1;
                 }
@@ -627,8 +624,8 @@ fn pair_crossings(
 /// `work` lasts).
 fn transpose(
     items: &[Item],
-    up: &[Vec<(usize, i64)>],
-    down: &[Vec<(usize, i64)>],
+    up: &[Vec<usize>],
+    down: &[Vec<usize>],
     order: &mut [Vec<usize>],
     position: &mut [usize],
     work: &mut Work,
@@ -665,8 +662,8 @@ fn transpose(
 /// lasts.
 fn sift(
     items: &[Item],
-    up: &[Vec<(usize, i64)>],
-    down: &[Vec<(usize, i64)>],
+    up: &[Vec<usize>],
+    down: &[Vec<usize>],
     order: &mut [Vec<usize>],
     position: &mut [usize],
     work: &mut Work,
@@ -762,8 +759,8 @@ mod order_tests {
         let mut up = vec![Vec::new(); 8];
         let mut down = vec![Vec::new(); 8];
         for (a, b) in pairs {
-            down[a].push((b, 1));
-            up[b].push((a, 1));
+            down[a].push(b);
+            up[b].push(a);
         }
         let mut order = vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]];
         let mut position = vec![0; 8];
@@ -786,8 +783,8 @@ mod order_tests {
         let mut up = vec![Vec::new(); 8];
         let mut down = vec![Vec::new(); 8];
         for (a, b) in [(0, 7), (1, 4), (2, 5), (3, 6)] {
-            down[a].push((b, 1));
-            up[b].push((a, 1));
+            down[a].push(b);
+            up[b].push(a);
         }
         let first = vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]];
         let mut position = vec![0; 8];

@@ -36,8 +36,8 @@ fn mirrored_separation(a: &Item, b: &Item) -> i64 {
 /// nodes in one line.
 pub(super) fn place(
     items: &mut [Item],
-    up: &[Vec<(usize, i64)>],
-    down: &[Vec<(usize, i64)>],
+    up: &[Vec<usize>],
+    down: &[Vec<usize>],
     order: &[Vec<usize>],
 ) {
     let mut position = vec![0usize; items.len()];
@@ -150,7 +150,7 @@ pub(super) fn place(
 /// them up, so long edges stay straight.
 fn inner_conflicts(
     items: &[Item],
-    up: &[Vec<(usize, i64)>],
+    up: &[Vec<usize>],
     order: &[Vec<usize>],
     position: &[usize],
 ) -> BTreeSet<(usize, usize)> {
@@ -161,7 +161,7 @@ fn inner_conflicts(
         let (mut k0, mut scan) = (0usize, 0usize);
         for (i, &v) in row.iter().enumerate() {
             let inner = if items[v].is_dummy() {
-                up[v].iter().map(|&(u, _)| u).find(|&u| items[u].is_dummy())
+                up[v].iter().copied().find(|&u| items[u].is_dummy())
             } else {
                 None
             };
@@ -170,7 +170,7 @@ fn inner_conflicts(
             }
             let k1 = inner.map_or(above, |u| position[u]);
             for &lower in &row[scan..=i] {
-                for &(upper, _) in &up[lower] {
+                for &upper in &up[lower] {
                     let p = position[upper];
                     if (p < k0 || k1 < p) && !(items[upper].is_dummy() && items[lower].is_dummy()) {
                         conflicts.insert((upper.min(lower), upper.max(lower)));
@@ -190,7 +190,7 @@ fn inner_conflicts(
 fn align_blocks(
     count: usize,
     rows: &[Vec<usize>],
-    neighbours: &[Vec<(usize, i64)>],
+    neighbours: &[Vec<usize>],
     seen_at: &[usize],
     conflicts: &BTreeSet<(usize, usize)>,
 ) -> Vec<usize> {
@@ -201,7 +201,7 @@ fn align_blocks(
         let mut previous: Option<usize> = None;
         for &v in row {
             ws.clear();
-            ws.extend(neighbours[v].iter().map(|&(w, _)| w));
+            ws.extend(neighbours[v].iter().copied());
             if ws.is_empty() {
                 continue;
             }
