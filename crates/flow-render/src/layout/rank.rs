@@ -74,12 +74,12 @@ pub(super) fn assign_layers(
         weights.into_iter().map(|((a, b), w)| (a, b, w)).collect();
     let mut rank = longest_path(count, &simple);
     let mut work = SIMPLEX_WORK;
-    for part in parts(count, &simple) {
+    let root = roots(count, &simple);
+    for part in parts(&root, &simple) {
         Simplex::new(&part, &simple, &mut rank).run(&mut work);
     }
     // Each part from rank 0.
     let mut lowest: BTreeMap<usize, i64> = BTreeMap::new();
-    let root = roots(count, &simple);
     for n in 0..count {
         let low = lowest.entry(root[n]).or_insert(rank[n]);
         *low = (*low).min(rank[n]);
@@ -130,10 +130,9 @@ fn roots(count: usize, edges: &[(usize, usize, i64)]) -> Vec<usize> {
     (0..count).map(|n| find(&mut parent, n)).collect()
 }
 
-/// The connected parts with at least one edge: (their nodes, their edges' indices), in node
-/// order.
-fn parts(count: usize, edges: &[(usize, usize, i64)]) -> Vec<(Vec<usize>, Vec<usize>)> {
-    let root = roots(count, edges);
+/// The connected parts with at least one edge, from each node's [`roots`]: (their nodes,
+/// their edges' indices), in node order.
+fn parts(root: &[usize], edges: &[(usize, usize, i64)]) -> Vec<(Vec<usize>, Vec<usize>)> {
     let mut by_root: BTreeMap<usize, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
     for (e, &(a, _, _)) in edges.iter().enumerate() {
         by_root.entry(root[a]).or_default().1.push(e);
@@ -163,6 +162,8 @@ struct Simplex<'a> {
     lim: Vec<usize>,
     /// The tree edge to each node's parent (none for node 0).
     parent_edge: Vec<Option<usize>>,
+    /// The nodes in post-order (children before parents).
+    postorder: Vec<usize>,
     /// The global ranks, written back at the end.
     out: &'a mut Vec<i64>,
 }
@@ -202,6 +203,7 @@ impl<'a> Simplex<'a> {
             low: vec![0; n],
             lim: vec![0; n],
             parent_edge: vec![None; n],
+            postorder: Vec::with_capacity(n),
             out,
         }
     }
@@ -288,7 +290,8 @@ impl<'a> Simplex<'a> {
         }
         self.parent_edge[0] = None;
         let mut next = 1;
-        let mut postorder = Vec::with_capacity(n);
+        let mut postorder = std::mem::take(&mut self.postorder);
+        postorder.clear();
         let mut stack: Vec<(usize, usize, usize)> = vec![(0, 0, next)];
         while let Some(&mut (v, ref mut i, low)) = stack.last_mut() {
             if let Some(&e) = tree[v].get(*i) {
@@ -330,6 +333,7 @@ impl<'a> Simplex<'a> {
             }
             self.cut[pe] = cut;
         }
+        self.postorder = postorder;
     }
 
     /// Whether `v` lies in the subtree of `root`.
@@ -339,10 +343,9 @@ impl<'a> Simplex<'a> {
 
     /// Ranks from the tree: each node one rank from its parent along their tight edge.
     fn rerank(&mut self) {
-        let mut order: Vec<usize> = (0..self.rank.len()).collect();
-        // Parents before children: higher post-order numbers first.
-        order.sort_unstable_by_key(|&v| std::cmp::Reverse(self.lim[v]));
-        for v in order {
+        // Parents before children: the post-order backwards.
+        for k in (0..self.postorder.len()).rev() {
+            let v = self.postorder[k];
             if let Some(pe) = self.parent_edge[v] {
                 let parent = self.other(pe, v);
                 self.rank[v] = if self.tail[pe] == v {
@@ -446,7 +449,7 @@ mod rank_tests {
         let edges = [(0, 1, 1), (1, 2, 1), (2, 3, 1), (4, 3, 1)];
         let mut rank = longest_path(5, &edges);
         let mut work = 0;
-        for part in parts(5, &edges) {
+        for part in parts(&roots(5, &edges), &edges) {
             Simplex::new(&part, &edges, &mut rank).run(&mut work);
         }
         assert_eq!(rank, vec![0, 1, 2, 3, 0]);
