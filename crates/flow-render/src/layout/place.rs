@@ -79,9 +79,8 @@ pub(super) fn place(
             layouts.push((xs, mirrored));
         }
     }
-    // Line the four up on the narrowest: the left ones by their left edge, the right ones by
-    // their right edge.
-    let bounds = |xs: &[i64]| {
+    // Each alignment's extent, then its width and index, narrowest first.
+    let extent = |xs: &[i64]| {
         let low = (0..items.len())
             .map(|i| xs[i] - items[i].left)
             .min()
@@ -92,15 +91,17 @@ pub(super) fn place(
             .unwrap_or(0);
         (low, high)
     };
-    let Some(narrowest) = layouts
+    let extents: Vec<(i64, i64)> = layouts.iter().map(|(xs, _)| extent(xs)).collect();
+    let mut widths: Vec<(i64, usize)> = extents
         .iter()
-        .map(|(xs, _)| bounds(xs))
-        .min_by_key(|&(low, high)| high - low)
-    else {
-        return;
-    };
-    for (xs, mirrored) in &mut layouts {
-        let (low, high) = bounds(xs);
+        .enumerate()
+        .map(|(k, &(low, high))| (high - low, k))
+        .collect();
+    widths.sort_unstable();
+    // Line the four up on the narrowest: the left ones by their left edge, the right ones by
+    // their right edge.
+    let narrowest = extents[widths[0].1];
+    for ((xs, mirrored), &(low, high)) in layouts.iter_mut().zip(&extents) {
         let delta = if *mirrored {
             narrowest.1 - high
         } else {
@@ -114,15 +115,6 @@ pub(super) fn place(
     // BALANCE_SLACK % wider (a balanced picture), else the second narrowest. Brandes and Köpf
     // take each item's median of all four, which on a long flow of branches lets the picture
     // drift sideways a column per branch (the 500-step benchmark: 9,665 px wide against 682).
-    let mut widths: Vec<(i64, usize)> = layouts
-        .iter()
-        .enumerate()
-        .map(|(k, (xs, _))| {
-            let (low, high) = bounds(xs);
-            (high - low, k)
-        })
-        .collect();
-    widths.sort_unstable();
     let first = widths[0];
     let second = widths
         .iter()
