@@ -64,36 +64,26 @@ pub(super) fn route(
         bottom_ports[first].push((items[second].x, c));
         top_ports[last].push((items[before].x, c));
     }
-    let mut port_offset: Vec<(i64, i64)> = vec![(0, 0); chains.len()];
+    // Each chain's end offsets: [leaving its source, entering its target].
+    let mut port_offset: Vec<[i64; 2]> = vec![[0, 0]; chains.len()];
     // How far from the middle of a side an edge end may lie: on the flat part of the outline
     // (a stadium's, a hexagon's or a parallelogram's bottom is narrower than its box), or a
     // quarter of a side across the layers.
-    let reach = |n: usize| {
-        let width = node_rect(n).width;
+    let reach = |n: usize, width: i64| {
         if horizontal {
             width / 4
         } else {
             (width / 2 - nodes[n].shape.extra_width(nodes[n].height) - PORT_MARGIN).max(0)
         }
     };
-    for (n, ports) in bottom_ports.iter_mut().enumerate() {
-        ports.sort_unstable();
-        let wanted: Vec<i64> = ports.iter().map(|&(x, _)| x - items[n].x).collect();
-        for (i, offset) in snap(&wanted, node_rect(n).width, reach(n))
-            .into_iter()
-            .enumerate()
-        {
-            port_offset[ports[i].1].0 = offset;
-        }
-    }
-    for (n, ports) in top_ports.iter_mut().enumerate() {
-        ports.sort_unstable();
-        let wanted: Vec<i64> = ports.iter().map(|&(x, _)| x - items[n].x).collect();
-        for (i, offset) in snap(&wanted, node_rect(n).width, reach(n))
-            .into_iter()
-            .enumerate()
-        {
-            port_offset[ports[i].1].1 = offset;
+    for (end, sides) in [&mut bottom_ports, &mut top_ports].into_iter().enumerate() {
+        for (n, ports) in sides.iter_mut().enumerate() {
+            ports.sort_unstable();
+            let wanted: Vec<i64> = ports.iter().map(|&(x, _)| x - items[n].x).collect();
+            let width = node_rect(n).width;
+            for (&(_, c), offset) in ports.iter().zip(snap(&wanted, width, reach(n, width))) {
+                port_offset[c][end] = offset;
+            }
         }
     }
     let mut drawn_edges: Vec<DrawnEdge> = Vec::with_capacity(chains.len() + self_loops.len());
@@ -107,7 +97,7 @@ pub(super) fn route(
         let mut points: Vec<(i64, i64)> = Vec::with_capacity(2 * n);
         // The ends leave and enter their node straight for at least an arrow's length (into
         // the empty gap when the node fills its band), so the arrow head is axis-aligned.
-        let sx = items[source].x + port_offset[c].0;
+        let sx = items[source].x + port_offset[c][0];
         let band_bottom = band_top[items[source].layer] + band_height[items[source].layer];
         points.push((sx, source_rect.bottom()));
         points.push((sx, band_bottom.max(source_rect.bottom() + ARROW)));
@@ -116,7 +106,7 @@ pub(super) fn route(
             points.push((item.x, band_top[item.layer]));
             points.push((item.x, band_top[item.layer] + band_height[item.layer]));
         }
-        let tx = items[target].x + port_offset[c].1;
+        let tx = items[target].x + port_offset[c][1];
         points.push((tx, band_top[items[target].layer].min(target_rect.y - ARROW)));
         points.push((tx, target_rect.y));
         points.dedup();
@@ -205,13 +195,21 @@ pub(super) fn route(
     }
 }
 
+/// The space between neighbouring ends of `count` edges on a side `width` long.
+fn port_gap(count: usize, width: i64) -> i64 {
+    if count <= 1 {
+        return 0;
+    }
+    PORT_SPACING.min((width / 2) / (count as i64 - 1))
+}
+
 /// Offsets of `count` edge ends spread over the middle of a side `width` long.
 fn spread(count: usize, width: i64) -> Vec<i64> {
     if count <= 1 {
         return vec![0; count];
     }
     let slots = count as i64 - 1;
-    let spacing = PORT_SPACING.min((width / 2) / slots);
+    let spacing = port_gap(count, width);
     (0..count as i64)
         .map(|i| (2 * i - slots) * spacing / 2)
         .collect()
@@ -226,11 +224,7 @@ fn snap(wanted: &[i64], width: i64, reach: i64) -> Vec<i64> {
     if count == 0 {
         return Vec::new();
     }
-    let gap = if count > 1 {
-        PORT_SPACING.min((width / 2) / (count as i64 - 1))
-    } else {
-        0
-    };
+    let gap = port_gap(count, width);
     let mut out: Vec<i64> = wanted.iter().map(|&w| w.clamp(-reach, reach)).collect();
     for i in 1..count {
         out[i] = out[i].max(out[i - 1] + gap);
