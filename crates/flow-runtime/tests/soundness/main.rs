@@ -249,7 +249,7 @@ fn check_fixes(
             continue;
         }
         *stats.fixes_tried.entry(code.clone()).or_default() += 1;
-        if let Some(run) = fix_changes_a_run(docs, &code, index, &patch, runs) {
+        if let Some(run) = fix_changes_a_run(docs, index, &patch, runs) {
             *stats.fixes_failed.entry(code.clone()).or_default() += 1;
             stats.failures.push(Failure {
                 class: format!("safe fix {code} changes a conversation"),
@@ -297,7 +297,6 @@ fn changed_run(fixed: &[Value], runs: &[(Run, Map<String, Value>)]) -> Option<Ru
 /// Applies one safe fix; the first run it changes, if any.
 fn fix_changes_a_run(
     docs: &[Value],
-    _code: &str,
     index: usize,
     patch: &[Value],
     runs: &[(Run, Map<String, Value>)],
@@ -332,7 +331,7 @@ fn still_fails(failure: &Failure, case: &Case) -> bool {
                 .into_iter()
                 .filter(|(c, _, _)| c == code)
                 .any(|(_, index, patch)| {
-                    fix_changes_a_run(&case.docs, code, index, &patch, &runs).is_some()
+                    fix_changes_a_run(&case.docs, index, &patch, &runs).is_some()
                 })
         }
         What::FlowFix(_) => {

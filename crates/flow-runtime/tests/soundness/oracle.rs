@@ -141,7 +141,11 @@ fn quoted_variable(message: &str) -> Option<String> {
         .split_once("variable \"")
         .map(|(_, rest)| rest)
         .or_else(|| message.split_once('"').map(|(_, rest)| rest))?;
-    Some(rest.split_once('"')?.0.to_owned())
+    let name = rest.split_once('"')?.0;
+    Some(
+        name.trim_matches(|c| c == '{' || c == '}' || c == ' ')
+            .to_owned(),
+    )
 }
 
 /// True when a conversation can begin in `flow` without `start: { flow }` (runtime spec §2,
@@ -217,6 +221,15 @@ pub(crate) fn empty_reads(
         }
         let parsed = message.strip_prefix("{{").and_then(|rest| {
             let (name, rest) = rest.split_once("}} is ")?;
+            let name = name.trim_matches(' ');
+            let bytes = name.as_bytes();
+            let is_name = matches!(bytes.first(), Some(b'a'..=b'z' | b'_'))
+                && bytes
+                    .iter()
+                    .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'));
+            if !is_name {
+                return None;
+            }
             let null = if rest.starts_with("unset") {
                 false
             } else if rest.starts_with("null") {
