@@ -11,6 +11,7 @@
 //!    the set with the probe:
 //!    - **ask exhausted without onFail**: every `ask` without `onFail` given `onFail` = its
 //!      successor (what the runtime does anyway when retries run out);
+//!    - **null set**: the run read a null a `set` wrote (no edit spells that otherwise);
 //!    - **declaration**: the variable's declarations removed;
 //!    - **entry flow**: the flow the run started in (or the read's flow), an entry, moved to
 //!      the front of the set;
@@ -31,6 +32,8 @@ pub(crate) enum Class {
     AskExhausted,
     /// A declaration counted as a write: how (see [`Class::label`]).
     Declared(&'static str),
+    /// A null the document wrote (`set` to null) counted as a value.
+    NullSet,
     /// A flow that is an entry was not analyzed as one.
     Entry,
     /// None of the above.
@@ -45,6 +48,9 @@ impl Class {
             Class::Field(fields) => format!("interpolated field lint does not read: {fields}"),
             Class::AskExhausted => "ask exhausted without onFail (save left unwritten)".to_owned(),
             Class::Declared(kind) => format!("declaration counted as a write: {kind}"),
+            Class::NullSet => {
+                "a null written by set (it reads as unset) counted as a value".to_owned()
+            }
             Class::Entry => "entry flow analyzed as a subflow".to_owned(),
             Class::Other => "other dataflow".to_owned(),
         }
@@ -156,13 +162,16 @@ fn dataflow(probed: &[Value], run: &Run, read: &Read, probe: &str) -> Class {
             }
         }
     }
+    if read.missing == Missing::NullSet {
+        // No edit spells a null otherwise; lint must take `set` to null for a clear, also
+        // through a subflow's return and past a declaration's default (runtime §1, §6).
+        return Class::NullSet;
+    }
     if undeclared != probed && flagged(&undeclared) {
-        return Class::Declared(match (had_default, read.missing) {
-            (false, _) => "a declaration without default",
-            (true, Missing::Unset) => "a default, where the declaring flow was not entered yet",
-            (true, _) => {
-                "a default, though a null written before the flow was entered keeps it out (runtime §6)"
-            }
+        return Class::Declared(if had_default {
+            "a default, where the declaring flow was not entered yet"
+        } else {
+            "a declaration without default"
         });
     }
     // Entry flows.
