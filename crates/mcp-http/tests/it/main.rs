@@ -9,6 +9,7 @@
 mod limits;
 mod operations;
 mod safety;
+mod same_words;
 mod transport;
 
 use botmesh_mcp::{ServerOptions, create_mcp_server};
