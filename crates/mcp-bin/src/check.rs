@@ -34,8 +34,8 @@ use botmesh_flow_analyzer::{
     self as analyzer, ReportFormat, SourceMap, SyntaxError, Value, parse_with_positions,
 };
 
-const USAGE: &str =
-    "usage: botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...
+const USAGE: &str = "usage: botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github]
+                         [--fix [--unsafe-fixes] [--diff]] FILE...
 
 Validates and lints flow documents (the flow_analyze engine).
   --subflows DIR|FILE   subflow documents the checked files may call (repeatable; a directory
@@ -45,6 +45,11 @@ Validates and lints flow documents (the flow_analyze engine).
   --unsafe-fixes        with --fix, also apply the unsafe fixes
   --diff                with --fix, print the edits as a diff instead of writing them
 Exit status: 0 no errors, 1 errors found, 2 usage error or unreadable file.";
+
+/// The usage text, which the top-level `--help` quotes.
+pub(crate) fn usage() -> &'static str {
+    USAGE
+}
 
 /// The parsed command line.
 #[derive(Debug, PartialEq, Eq)]
