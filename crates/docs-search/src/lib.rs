@@ -1,7 +1,7 @@
 //! Deterministic bilingual search over a folder of Markdown pages, and safe page reads.
 //!
 //! [`DocsIndex`] indexes every `.md` page under a docs root (except `api/`,
-//! `dist/`, `.vitepress/` and `superpowers/` at any depth, hidden folders and
+//! `dist/`, `.vitepress/`, `superpowers/` and `spec/` at any depth, hidden folders and
 //! files, and symlinks that leave the root), split into heading-delimited
 //! sections. The index is built at the first search and kept up to date
 //! with a cheap change check at each search:
