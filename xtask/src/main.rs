@@ -17,8 +17,8 @@
 //! - `cargo xtask release <version | crate-order | publish-crates VERSION>`: the release steps
 //!   of `release.yml` (the version gate, the crates' publishing order, publishing to crates.io),
 //!   with the one lockstep rule of versions.
-//! - `cargo xtask tidy`: the crate dependency arrows, a `//!` on every Rust file, no skipped or
-//!   panic-expecting tests (also a `#[test]`).
+//! - `cargo xtask tidy`: the project's structural rules (`tidy.rs` lists them; also a
+//!   `#[test]`).
 #![expect(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -35,6 +35,7 @@ mod picture;
 mod release;
 mod schema;
 mod tidy;
+mod tokens;
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
