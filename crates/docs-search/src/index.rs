@@ -244,6 +244,21 @@ fn read_pages(root: &Root, pages: &[&Listed], mut build: impl FnMut(ParsedPage, 
 /// Turns one parsed page into terms.
 fn build_page(dict: &mut Dict, listed: &Listed, parsed: ParsedPage, bytes: usize) -> Page {
     let ParsedPage { title, sections } = parsed;
+    // A part of an entry (`Usage` under each component) is searched as the entry's text.
+    let mut entries: Vec<markdown::RawSection> = Vec::with_capacity(sections.len());
+    for raw in sections {
+        match entries.last_mut() {
+            Some(entry) if raw.part => {
+                for (into, from) in [(&mut entry.text, raw.text), (&mut entry.code, raw.code)] {
+                    if !into.is_empty() && !from.is_empty() {
+                        into.push(' ');
+                    }
+                    into.push_str(&from);
+                }
+            }
+            _ => entries.push(raw),
+        }
+    }
     let title = title.unwrap_or_else(|| file_stem(&listed.rel).to_owned());
     let lang = lang_of(locale_of(&listed.rel));
     let stemmer = &stemmers()[lang];
@@ -263,7 +278,7 @@ fn build_page(dict: &mut Dict, listed: &Listed, parsed: ParsedPage, bytes: usize
     title_terms.extend(parts);
     title_terms.sort_unstable();
     title_terms.dedup();
-    let sections = sections
+    let sections = entries
         .into_iter()
         .map(|raw| {
             seq.clear();

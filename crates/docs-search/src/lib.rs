@@ -3,7 +3,12 @@
 //! [`DocsIndex`] indexes every `.md` page under a docs root (except `api/`,
 //! `dist/`, `.vitepress/` and `superpowers/` at any depth, hidden folders and
 //! files, and symlinks that leave the root), split into heading-delimited
-//! sections. The index is built at the first search and kept up to date
+//! sections. A heading that a page repeats under each of its entries (`Usage`
+//! under each component of a component list, `Parameters` and `Returns` under
+//! each function, `Fixes` under each release) names a part of the entry, not a
+//! topic: such a section, right under its entry (or under other parts of it), is
+//! searched and read as part of the entry, so a result names the entry
+//! (`RenderWhen`), never an anonymous `Usage`. The index is built at the first search and kept up to date
 //! with a cheap change check at each search:
 //! - On Linux, every folder the walk reads is watched with inotify, and the
 //!   pending events are read (without blocking) at each search. The kernel
@@ -322,8 +327,10 @@ impl DocsIndex {
     /// `heading` names the text before the page's first heading.
     ///
     /// The section runs from its heading line to the next heading of any
-    /// level, as the search ranked it; its heading path names the headings
-    /// above it.
+    /// level, with the parts of its entry that follow it (a heading the page
+    /// repeats under each entry, such as `Usage`; see the crate docs), as
+    /// the search ranked it; a part named by its own anchor is read alone.
+    /// Its heading path names the headings above it.
     pub fn section(&self, path: &str, heading: &str) -> Result<PageSection, Error> {
         let source = self.root.read_asked(path)?;
         let (parsed, _) = markdown::parse_safely(&source);
@@ -355,7 +362,11 @@ impl DocsIndex {
                 path: path.to_owned(),
             })?;
         let section = &sections[found];
-        let end = sections.get(found + 1).map_or(source.len(), |s| s.start);
+        // An entry is read with its parts (as it was searched); a part asked for alone, alone.
+        let end = sections[found + 1..]
+            .iter()
+            .find(|next| section.part || !next.part)
+            .map_or(source.len(), |next| next.start);
         let mut heading_path: Vec<String> = Vec::new();
         let mut level = section.level;
         for above in sections[..found].iter().rev() {

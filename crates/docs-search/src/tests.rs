@@ -1104,7 +1104,7 @@ fn a_verbatim_root_serves_its_pages() {
 }
 
 #[test]
-fn a_section_is_read_alone_by_its_anchor_or_heading_with_its_heading_path() {
+fn a_section_is_read_by_its_anchor_or_heading_with_its_parts_and_heading_path() {
     let tree = TempTree::new();
     let page = "---\ntitle: Hooks\n---\nIntro before any heading.\n\n# Hooks\n\nAll hooks.\n\n\
 ## useState { #use-state }\n\nState.\n\n### Parameters\n\n`initialState`: the first value.\n\n\
@@ -1113,16 +1113,27 @@ fn a_section_is_read_alone_by_its_anchor_or_heading_with_its_heading_path() {
     tree.write("reference/hooks.md", page);
     let docs = DocsIndex::new(tree.path()).unwrap();
 
-    // Results carry the anchor to pass; repeated headings get unique ones.
+    // Results carry the anchor to pass. A heading repeated under each entry
+    // (`Parameters`) is a part of its entry: the entry is the result, and is
+    // read with its parts.
     let hits = docs.search("initialValue ref first value", 3).unwrap();
-    assert_eq!(hits[0].heading, "Parameters");
-    assert_eq!(hits[0].anchor, "parameters-1");
+    assert_eq!(hits[0].heading, "useRef");
+    assert_eq!(hits[0].anchor, "use-ref");
+    assert!(hits.iter().all(|h| h.heading != "Parameters"), "{hits:#?}");
     let section = docs.section("reference/hooks.md", &hits[0].anchor).unwrap();
     assert_eq!(
         section.markdown,
+        "## useRef {/*use-ref*/}\n\nRefs.\n\n### Parameters\n\n`initialValue`: the ref's first value.\n\n\
+```js\n# not a heading\n```\n\n### Parameters\n\nA third one.\n"
+    );
+    assert_eq!(section.heading_path, ["Hooks", "useRef"]);
+    // A part asked for by its own (unique) anchor is read alone.
+    let part = docs.section("reference/hooks.md", "parameters-1").unwrap();
+    assert_eq!(
+        part.markdown,
         "### Parameters\n\n`initialValue`: the ref's first value.\n\n```js\n# not a heading\n```\n\n"
     );
-    assert_eq!(section.heading_path, ["Hooks", "useRef", "Parameters"]);
+    assert_eq!(part.heading_path, ["Hooks", "useRef", "Parameters"]);
     assert_eq!(
         docs.section("reference/hooks.md", "parameters-2")
             .unwrap()
@@ -1141,7 +1152,10 @@ fn a_section_is_read_alone_by_its_anchor_or_heading_with_its_heading_path() {
         let section = docs.section("reference/hooks.md", asked).unwrap();
         assert_eq!(section.heading, "useState", "{asked}");
         assert_eq!(section.anchor, "use-state");
-        assert_eq!(section.markdown, "## useState { #use-state }\n\nState.\n\n");
+        assert_eq!(
+            section.markdown,
+            "## useState { #use-state }\n\nState.\n\n### Parameters\n\n`initialState`: the first value.\n\n"
+        );
         assert_eq!(section.heading_path, ["Hooks", "useState"]);
     }
     assert_eq!(
