@@ -6,10 +6,10 @@
 //! sections. A heading that a page repeats under each of its entries (`Usage`
 //! under each component of a component list, `Parameters` and `Returns` under
 //! each function, `Fixes` under each release) names a part of the entry, not a
-//! topic: such a section, right under its entry (or under other parts of it), is
-//! searched and read as part of the entry, so a result names the entry
-//! (`RenderWhen`), never an anonymous `Usage`. The index is built at the first search and kept up to date
-//! with a cheap change check at each search:
+//! topic: such a section, right under its entry (or under other parts of it),
+//! is searched and read as part of the entry, so a result names the entry
+//! (`RenderWhen`), never an anonymous `Usage`. The index is built at the first
+//! search and kept up to date with a cheap change check at each search:
 //! - On Linux, every folder the walk reads is watched with inotify, and the
 //!   pending events are read (without blocking) at each search. The kernel
 //!   queues an event before the editing process's write, rename or delete
@@ -101,8 +101,8 @@
 //!   normalisation with `b` 0.3 over the section's words in heading, body and
 //!   code: a long section holds more of a question's words by chance, so a
 //!   short reference section holding as many is not buried under it); heading
-//!   coverage (the IDF of the words found in
-//!   the heading times the share of the heading they cover); an exact phrase
+//!   coverage (the IDF of the words found in the heading times the share of
+//!   the heading they cover); an exact phrase
 //!   (all the query's words in a row: the total IDF once more); an example
 //!   (0.3 times the IDF of the query words a section holds, when it has
 //!   code: a question about a task is more often answered by the section
@@ -343,13 +343,7 @@ impl DocsIndex {
         let (parsed, _) = markdown::parse_safely(&source);
         let wanted = heading.trim();
         let wanted = wanted.strip_prefix('#').unwrap_or(wanted).trim();
-        let norm = |text: &str| {
-            text.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .to_lowercase()
-        };
-        let wanted_norm = norm(wanted);
+        let wanted_norm = markdown::heading_key(wanted);
         let sections = &parsed.sections;
         let found = sections
             .iter()
@@ -362,7 +356,7 @@ impl DocsIndex {
             .or_else(|| {
                 sections
                     .iter()
-                    .position(|s| norm(&s.heading) == wanted_norm)
+                    .position(|s| markdown::heading_key(&s.heading) == wanted_norm)
             })
             .ok_or_else(|| Error::SectionNotFound {
                 heading: heading.to_owned(),

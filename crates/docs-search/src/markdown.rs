@@ -332,27 +332,33 @@ pub(crate) fn parse_safely(source: &str) -> (ParsedPage, Option<Fallback>) {
 /// So a part is searched as the entry's text, and read with it
 /// ([`crate::DocsIndex::section`]).
 fn mark_parts(sections: &mut [RawSection]) {
-    let key = |heading: &str| {
-        heading
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-    };
-    let mut count: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
-    for section in sections.iter().filter(|s| s.level > 0) {
-        *count.entry(key(&section.heading)).or_default() += 1;
+    let keys: Vec<String> = sections.iter().map(|s| heading_key(&s.heading)).collect();
+    let mut count: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    for (section, key) in sections.iter().zip(&keys) {
+        if section.level > 0 {
+            *count.entry(key).or_default() += 1;
+        }
     }
     // The level of the last section that is no part (0: none yet, or the text
     // before the first heading).
     let mut entry = 0;
-    for section in sections.iter_mut() {
-        let repeated = section.level > 0 && count[&key(&section.heading)] > 1;
+    for (section, key) in sections.iter_mut().zip(&keys) {
+        let repeated = section.level > 0 && count.get(key.as_str()).is_some_and(|&n| n > 1);
         section.part = repeated && (1..section.level).contains(&entry);
         if !section.part {
             entry = section.level;
         }
     }
+}
+
+/// A heading's text as headings are compared: runs of whitespace as one
+/// space, lowercase (`Usage` and ` usage` are one heading).
+pub(crate) fn heading_key(heading: &str) -> String {
+    heading
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// [`parse_safely`] with `options`, for a page (`depth` 0) or an admonition's
