@@ -12,8 +12,9 @@
 //! - `cargo xtask npm [--all-platforms]`: build the binaries and assemble the npm packages in
 //!   `target/npm/`.
 //! - `cargo xtask docs-eval [--check] [--set NAME] [--eval DIR]`: the docs-search evaluations
-//!   vendored in `eval/` (FastAPI, React) against the release binary (all queries, odd and even
-//!   halves, beside BM25), with per-set floors under `--check`.
+//!   vendored in `eval/` (FastAPI, React, Slidev) against the release binary (all queries, the
+//!   English and Spanish halves, the odd and even halves, beside BM25), with per-set floors
+//!   under `--check`.
 //! - `cargo xtask release <version | crate-order | publish-crates VERSION>`: the release steps
 //!   of `release.yml` (the version gate, the crates' publishing order, publishing to crates.io),
 //!   with the one lockstep rule of versions.
