@@ -6,6 +6,7 @@
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions panic on unexpected replies by design"
 )]
+mod apps;
 mod limits;
 mod operations;
 mod safety;

@@ -222,6 +222,7 @@ fn docs_page() -> Tool {
                 payload,
                 text: Some(text),
                 leading: None,
+                meta: None,
             })
         }),
     }
