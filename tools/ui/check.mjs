@@ -287,6 +287,23 @@ async function scenario(era) {
   shown = await phone(frame);
   check(shown.refused.some((t) => t.includes("refused")) && shown.entries === entries,
     "a refused call is said in the phone and changes nothing", JSON.stringify(shown.refused));
+  // Another window (a sibling frame) posts a forged tool result to the view: it is ignored, as
+  // the view trusts only its host window (the App class checks each message's source).
+  await page.evaluate(() => new Promise((done) => {
+    window.addEventListener("message", (event) => event.data === "forged" && done());
+    const forger = document.createElement("iframe");
+    forger.srcdoc = `<script>
+      parent.frames[0].postMessage({ jsonrpc: "2.0", method: "ui/notifications/tool-result", params: {
+        content: [], structuredContent: { valid: true, issues: [], path: [], outcome: { kind: "ended" },
+        transcript: [{ bot: { type: "text", text: "FORGED" }, flow: "x", step: "y" }] } } }, "*");
+      parent.postMessage("forged", "*");
+    <\/script>`;
+    document.body.append(forger);
+  }));
+  await page.evaluate(() => window.bridge.sendHostContextChange({ theme: "light" }));
+  await frame.waitForFunction(() => document.documentElement.dataset.theme === "light", null, { timeout: 10000 });
+  const forged = await frame.evaluate(() => document.getElementById("chat").textContent.includes("FORGED"));
+  check(!forged, "a message from another window than the host is ignored");
   const heights = await page.evaluate(() => document.querySelector("iframe").style.height);
   check(/px$/.test(heights), "the view reports its size", heights);
   check(view.requests.length === 0, "the view made no network request", view.requests.join(" "));

@@ -16,7 +16,7 @@
 //!
 //! Every other client sees the server as it was, byte for byte: `resources/*` are unknown
 //! methods (`-32601`). A server made with `ServerOptions::with_ui(false)` (`--no-ui`,
-//! `BOTMESH_UI=0`) never negotiates the extension. A legacy session keeps what its `initialize`
+//! `BOTMESH_UI=0`), or with a tool list without `flow_render`, never negotiates the extension. A legacy session keeps what its `initialize`
 //! declared; a 2026-07-28 request is decided by the `clientCapabilities` in its own `_meta`.
 //!
 //! The view is one self-contained HTML document (scripts and styles inline, nothing fetched),
@@ -43,7 +43,11 @@ pub(crate) const VIEW_URI: &str = "ui://botmesh/flow";
 pub(crate) const PICTURE_META: &str = "io.github.botmesh/picture";
 
 /// The tools whose results the view shows.
-const LINKED_TOOLS: [&str; 2] = ["flow_render", "flow_simulate"];
+const LINKED_TOOLS: [&str; 2] = [DRAWING_TOOL, "flow_simulate"];
+
+/// The tool the view draws with: a server that does not serve it (`ServerOptions::with_tools`)
+/// offers no view.
+pub(crate) const DRAWING_TOOL: &str = "flow_render";
 
 /// MCP's error code for a resource that does not exist, in the revisions reached through
 /// `initialize` (2026-07-28 forbids it: there the answer is `-32602`).

@@ -19,7 +19,8 @@ pub struct ServerOptions {
     pub tools: Option<Vec<String>>,
     /// Serve the MCP Apps view (`ui://botmesh/flow`) to a client that declares the extension
     /// `io.modelcontextprotocol/ui` (default `true`). With `false` the server never declares
-    /// resources nor links a tool to a view, whatever the client declares.
+    /// resources nor links a tool to a view, whatever the client declares; neither does a server
+    /// whose `tools` leave out `flow_render`, which the view draws with.
     pub ui: bool,
 }
 

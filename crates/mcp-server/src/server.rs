@@ -217,12 +217,13 @@ pub fn create_mcp_server(options: ServerOptions) -> Result<McpServer, OptionsErr
             None
         }
     });
-    let server = McpServer::new(
-        OnceLock::new(),
-        docs,
-        options.max_message_length,
-        options.ui,
-    );
+    // The view draws with flow_render: a server without it offers no view.
+    let ui = options.ui
+        && options
+            .tools
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|name| name == crate::apps::DRAWING_TOOL));
+    let server = McpServer::new(OnceLock::new(), docs, options.max_message_length, ui);
     if let Some(names) = &options.tools {
         // A tool list is known at start-up: build now, to warn about what cannot be served.
         let mut catalogue = crate::tools::builtin(server.inner.with_docs);

@@ -1891,6 +1891,27 @@ fn any_other_client_sees_the_server_without_mcp_apps_byte_for_byte() {
         serve(with_ui_default.clone(), &session(json!({}))),
         "--no-ui: a declaring client is served as one that declares nothing"
     );
+    let tools = |names: &[&str]| {
+        ServerOptions::default().with_tools(Some(names.iter().map(|n| (*n).to_owned()).collect()))
+    };
+    assert_eq!(
+        serve(
+            create_mcp_server(tools(&["flow_validate", "flow_simulate"])),
+            &declared
+        ),
+        serve(
+            create_mcp_server(tools(&["flow_validate", "flow_simulate"])),
+            &session(json!({}))
+        ),
+        "a server without flow_render, which the view draws with, offers no view"
+    );
+    assert_ne!(
+        serve(create_mcp_server(tools(&["flow_render"])), &declared),
+        serve(
+            create_mcp_server(tools(&["flow_render"])),
+            &session(json!({}))
+        ),
+    );
     assert_ne!(
         serve(with_ui_default, &declared),
         serve(
