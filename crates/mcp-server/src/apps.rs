@@ -42,6 +42,13 @@ pub(crate) const VIEW_URI: &str = "ui://botmesh/flow";
 /// a client that declared the extension).
 pub(crate) const PICTURE_META: &str = "io.github.botmesh/picture";
 
+/// The methods a client that declared the extension may call besides the core ones.
+pub(crate) const METHODS: [&str; 3] = [
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+];
+
 /// The tools whose results the view shows.
 const LINKED_TOOLS: [&str; 2] = [DRAWING_TOOL, "flow_simulate"];
 

@@ -13,17 +13,14 @@ use serde_json::{Map, Value, json};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
 
-/// The methods served to a legacy (`initialize`) session (the `resources/*` ones only to a
-/// session whose client declared MCP Apps, see `apps.rs`).
-const LEGACY_METHODS: [&str; 8] = [
+/// The methods served to a legacy (`initialize`) session; a session whose client declared MCP
+/// Apps also has `apps::METHODS`.
+const LEGACY_METHODS: [&str; 5] = [
     "initialize",
     "ping",
     "tools/list",
     "tools/call",
     "server/discover",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
 ];
 
 /// The server: the tool catalogue and the docs index, shared by every connection.
@@ -434,7 +431,9 @@ impl McpServer {
     ) -> Result<Value, ErrorObject> {
         // The method is checked before its parameters: an unknown method is `-32601` whatever
         // its `params` look like (an array included).
-        if !LEGACY_METHODS.contains(&method) {
+        let known =
+            LEGACY_METHODS.contains(&method) || (session.ui && apps::METHODS.contains(&method));
+        if !known {
             return Err(method_not_found(method));
         }
         let params = match params {
@@ -450,9 +449,9 @@ impl McpServer {
                 self.tools_call(session, session.result_revision(), session.ui, &params)
             }
             "server/discover" => Err(crate::stateless::missing_meta()),
-            "resources/list" if session.ui => apps::list(session.result_revision(), &params),
-            "resources/read" if session.ui => apps::read(session, &params, false),
-            "resources/templates/list" if session.ui => Ok(apps::templates()),
+            "resources/list" => apps::list(session.result_revision(), &params),
+            "resources/read" => apps::read(session, &params, false),
+            "resources/templates/list" => Ok(apps::templates()),
             _ => Err(method_not_found(method)),
         }
     }

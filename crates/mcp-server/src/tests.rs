@@ -1864,6 +1864,16 @@ fn any_other_client_sees_the_server_without_mcp_apps_byte_for_byte() {
         input.join("\n")
     };
     let baseline = serve(test_server(), &session(json!({})));
+    let odd_params = [
+        init_with("2025-11-25", 1, json!({})),
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/list","params":[1]}"#.to_owned(),
+    ]
+    .join("\n");
+    assert_eq!(
+        error_codes(&answers(test_server(), &odd_params)),
+        [0, -32601],
+        "an unknown method whatever its params"
+    );
     assert_eq!(
         error_codes(&answers(test_server(), &session(json!({}))))[2..6],
         [-32601, -32601, -32601, -32601]
