@@ -105,7 +105,9 @@ app.ontoolinput = (params) => {
 
 app.ontoolresult = (result) => {
   const structured = result?.structuredContent;
-  if (structured && Array.isArray(structured.transcript)) {
+  if (result?.isError) {
+    note(`The tool call failed: ${resultText(result)}`, "refused");
+  } else if (structured && Array.isArray(structured.transcript)) {
     state.tool = "flow_simulate";
     showSimulation(result, true);
   } else if (structured && "format" in structured) {
