@@ -20,13 +20,14 @@
 //! declared; a 2026-07-28 request is decided by the `clientCapabilities` in its own `_meta`.
 //!
 //! The view is one self-contained HTML document (scripts and styles inline, nothing fetched),
-//! built from `tools/ui/` by `cargo xtask ui` and embedded here.
+//! built from `tools/ui/` by `cargo xtask ui` and embedded here compressed (`build.rs`).
 
 use crate::catalogue::Scope;
 use crate::protocol::Revision;
 use crate::server::Session;
 use botmesh_jsonrpc::{ErrorObject, codes};
 use serde_json::{Map, Value, json};
+use std::sync::OnceLock;
 
 /// The extension's identifier.
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -60,8 +61,20 @@ pub(crate) const DRAWING_TOOL: &str = "flow_render";
 /// `initialize` (2026-07-28 forbids it: there the answer is `-32602`).
 const RESOURCE_NOT_FOUND: i64 = -32002;
 
-/// The view: one HTML document, built by `cargo xtask ui` from `tools/ui/`.
-pub(crate) const VIEW_HTML: &str = include_str!("../ui/flow-view.html");
+/// The view, zlib-compressed by `build.rs` from `ui/flow-view.html` (one HTML document, built by
+/// `cargo xtask ui` from `tools/ui/`).
+const VIEW_ZLIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/flow-view.html.zlib"));
+
+/// The view's HTML, inflated on first use (`None` only if the embedded bytes were corrupt, which
+/// a test rules out).
+pub(crate) fn view_html() -> Option<&'static str> {
+    static VIEW: OnceLock<Option<String>> = OnceLock::new();
+    VIEW.get_or_init(|| {
+        let bytes = fdeflate::decompress_to_vec(VIEW_ZLIB).ok()?;
+        String::from_utf8(bytes).ok()
+    })
+    .as_deref()
+}
 
 /// Where a client declared the extension (with [`MIME_TYPE`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -189,11 +202,17 @@ pub(crate) fn read(
             ),
         ));
     }
+    let Some(html) = view_html() else {
+        return Err(ErrorObject::new(
+            codes::INTERNAL_ERROR,
+            format!("internal error: the embedded {VIEW_URI} does not inflate"),
+        ));
+    };
     Ok(json!({
         "contents": [{
             "uri": VIEW_URI,
             "mimeType": MIME_TYPE,
-            "text": VIEW_HTML,
+            "text": html,
             "_meta": view_meta(),
         }]
     }))

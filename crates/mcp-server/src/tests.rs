@@ -1842,7 +1842,7 @@ fn a_client_that_declares_mcp_apps_gets_the_view_in_every_revision() {
             let read = &out[3]["result"]["contents"][0];
             assert_eq!(read["uri"], "ui://botmesh/flow");
             assert_eq!(read["mimeType"], "text/html;profile=mcp-app");
-            assert_eq!(read["text"], crate::apps::VIEW_HTML);
+            assert_eq!(read["text"], include_str!("../ui/flow-view.html"));
             assert_eq!(read["_meta"], json!({ "ui": { "prefersBorder": true } }));
             assert_eq!(out[4]["error"]["code"], -32002, "{}", out[4]);
             assert_eq!(out[4]["error"]["data"]["uri"], "ui://botmesh/nope");
@@ -2006,7 +2006,7 @@ fn stateless_requests_get_the_view_by_their_own_capabilities() {
     }
     assert_eq!(
         out[7]["result"]["contents"][0]["text"],
-        crate::apps::VIEW_HTML
+        include_str!("../ui/flow-view.html")
     );
     assert_eq!(
         error_codes(&out)[6..10],
