@@ -8,19 +8,13 @@
 # (tools/ui/check.mjs: the picture and its step boxes, the phone's transcript, one flow_simulate
 # call per tap and the next message, the path following, a typed reply, a refused call, the dark
 # theme, a hostile document that runs nothing, no network request).
-# Installs Debian's chromium and fonts-liberation2 with apt-get when missing; playwright-core
-# drives /usr/bin/chromium and downloads no browser.
+# Installs Debian's chromium and fonts-liberation2 with apt-get when missing (need_chromium,
+# .ci/lib.sh); playwright-core drives /usr/bin/chromium and downloads no browser.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 
 command -v node >/dev/null || { echo "ui.sh: node is not installed" >&2; exit 1; }
-sudo=()
-[ "$(id -u)" = 0 ] || sudo=(sudo)
-if [ ! -x /usr/bin/chromium ] || ! dpkg -s fonts-liberation2 >/dev/null 2>&1; then
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-    chromium fonts-liberation2 >/dev/null
-fi
+need_chromium
 
 # Built here (a no-op when fresh), so the check never runs a stale binary.
 build_release

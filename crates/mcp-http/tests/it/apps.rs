@@ -53,10 +53,8 @@ fn a_declaring_session_reads_the_view_and_another_gets_method_not_found() {
 
 #[test]
 fn reading_the_view_needs_a_token_with_the_flow_scope() {
-    let dir = std::env::temp_dir().join(format!("botmesh-http-apps-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("tokens.jsonl");
+    let dir = TempDir::new("apps-tokens");
+    let file = dir.0.join("tokens.jsonl");
     let flow = format!("Bearer {}", new_token(&file, &["flow".to_owned()]).unwrap());
     let docs = format!("Bearer {}", new_token(&file, &["docs".to_owned()]).unwrap());
     let server = Server::start(
@@ -82,15 +80,12 @@ fn reading_the_view_needs_a_token_with_the_flow_scope() {
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_sealed_session_carries_the_view_to_every_instance() {
-    let dir = std::env::temp_dir().join(format!("botmesh-http-apps-sealed-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let secret = dir.join("secret");
+    let dir = TempDir::new("apps-sealed");
+    let secret = dir.0.join("secret");
     std::fs::write(&secret, "0123456789abcdef0123456789abcdef").unwrap();
     let options = || {
         HttpOptions::default()
@@ -111,7 +106,6 @@ fn a_sealed_session_carries_the_view_to_every_instance() {
         post(&b, &[("Mcp-Session-Id", &forged)], &read_view(4)).status,
         404
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
