@@ -268,9 +268,7 @@ function showPicture(picture) {
   drawPath();
   drawSelection();
   $("canvas").dataset.nodes = String(meta ? meta.nodes.length : 0);
-  if (!meta) {
-    $("flow-title").textContent += " (the host dropped the picture's details: steps are not clickable)";
-  }
+  if (!meta) $("flow-title").title = "The host dropped the picture's details: steps are not clickable.";
 }
 
 /** Width and height from the SVG's root attributes (when the host dropped the result's _meta). */
