@@ -30,14 +30,14 @@ use serde_json::{Map, Value, json};
 use std::sync::OnceLock;
 
 /// The extension's identifier.
-pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/ui";
+const EXTENSION: &str = "io.modelcontextprotocol/ui";
 
 /// The MIME type a client must list for the extension to count (compared exactly, as the
 /// extension's SDK does).
-pub(crate) const MIME_TYPE: &str = "text/html;profile=mcp-app";
+const MIME_TYPE: &str = "text/html;profile=mcp-app";
 
 /// The view's resource URI.
-pub(crate) const VIEW_URI: &str = "ui://botmesh/flow";
+const VIEW_URI: &str = "ui://botmesh/flow";
 
 /// The `_meta` key of a `flow_render` SVG result that carries the picture's geometry (only for
 /// a client that declared the extension).
@@ -67,7 +67,7 @@ const VIEW_ZLIB: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/flow-view.htm
 
 /// The view's HTML, inflated on first use (`None` only if the embedded bytes were corrupt, which
 /// a test rules out).
-pub(crate) fn view_html() -> Option<&'static str> {
+fn view_html() -> Option<&'static str> {
     static VIEW: OnceLock<Option<String>> = OnceLock::new();
     VIEW.get_or_init(|| {
         let bytes = fdeflate::decompress_to_vec(VIEW_ZLIB).ok()?;
