@@ -12,14 +12,7 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 
 command -v node >/dev/null || { echo "render-browser.sh: node is not installed" >&2; exit 1; }
-sudo=()
-[ "$(id -u)" = 0 ] || sudo=(sudo)
-if [ ! -x /usr/bin/chromium ] || ! dpkg -s fonts-liberation2 >/dev/null 2>&1; then
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-    chromium fonts-liberation2 >/dev/null
-fi
-/usr/bin/chromium --version 2>/dev/null
+need_chromium
 
 # Built here (a no-op when fresh), so the check never runs a stale binary.
 build_release

@@ -141,7 +141,7 @@ mod hostile_flow;
 #[cfg(test)]
 mod tests;
 
-use botmesh_flow_analyzer::{Graph, SourcedIssue, Value, analyze_set};
+use botmesh_flow_analyzer::{Diagnostic, Graph, SourcedIssue, Value, analyze_set};
 
 pub use botmesh_flow_analyzer::Direction;
 pub use error::Error;
@@ -195,6 +195,9 @@ pub struct Rendering {
     pub valid: bool,
     /// Validation issues, the document's first, then each subflow's.
     pub issues: Vec<SourcedIssue>,
+    /// Lint diagnostics of the set (as `flow_analyze` reports them; empty when not valid):
+    /// the validation already ran the lint, so a caller that shows both pays for it once.
+    pub diagnostics: Vec<Diagnostic>,
     /// The picture, only when valid.
     pub picture: Option<Picture>,
 }
@@ -218,6 +221,7 @@ pub fn render_set(
     Ok(Rendering {
         valid: analysis.valid,
         issues: analysis.issues,
+        diagnostics: analysis.diagnostics,
         picture,
     })
 }

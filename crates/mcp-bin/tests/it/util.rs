@@ -13,7 +13,12 @@ pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_botmesh-mcp");
 
 /// Every environment variable the binary reads: removed from each [`command`], so the
 /// settings of whoever runs the tests never reach them (a test sets what it needs).
-const READ_BY_THE_BINARY: [&str; 3] = ["BOTMESH_DOCS_DIR", "BOTWA_DOCS_DIR", "RUST_LOG"];
+const READ_BY_THE_BINARY: [&str; 4] = [
+    "BOTMESH_DOCS_DIR",
+    "BOTWA_DOCS_DIR",
+    "BOTMESH_UI",
+    "RUST_LOG",
+];
 
 /// `botmesh-mcp` with a clean environment; stdin is empty unless the test pipes it.
 pub(crate) fn command() -> Command {

@@ -223,6 +223,7 @@ fn docs_page() -> Tool {
                 payload,
                 text: Some(text),
                 leading: None,
+                meta: None,
             })
         }),
     }

@@ -225,6 +225,7 @@ pub(crate) fn bounded_output(
             payload,
             text: Some(text),
             leading: None,
+            meta: None,
         };
     }
     let budget = TEXT_LIMIT - NOTE_ROOM;
@@ -270,5 +271,6 @@ pub(crate) fn bounded_output(
         payload,
         text: Some(text),
         leading: None,
+        meta: None,
     }
 }

@@ -112,7 +112,7 @@ pub(super) fn flow_render() -> Tool {
             },
             "required": ["valid", "issues", "format"]
         }),
-        handler: Tool::handler(|_, arguments| {
+        handler: Tool::handler(|context, arguments| {
             let svg = match arguments.get("format").and_then(Value::as_str) {
                 None | Some("png") => false,
                 Some("svg") => true,
@@ -190,8 +190,15 @@ pub(super) fn flow_render() -> Tool {
                 data: base64(&bytes),
                 mime_type: "image/png",
             };
+            let mut meta = None;
             let (width, height, leading, extra) = if svg {
                 let markup = picture.to_svg().map_err(draw_error)?;
+                if context.ui {
+                    let diagnostics = super::to_payload(&rendering.diagnostics)?;
+                    meta = Some(json!({
+                        crate::apps::PICTURE_META: picture_meta(&picture, arguments, diagnostics)
+                    }));
+                }
                 (
                     picture.width,
                     picture.height,
@@ -325,9 +332,55 @@ pub(super) fn flow_render() -> Tool {
                 payload,
                 text: Some(line),
                 leading: Some(leading),
+                meta,
             })
         }),
     }
+}
+
+/// What an MCP Apps view needs to make an SVG picture interactive (`_meta` of the result, for
+/// a client that declared the extension): the picture's size, the flow ids of the set (the
+/// document's, then each subflow's), every node (its flow's index there, step id, kind and
+/// box), every edge (node indices, kind, points) and the set's lint diagnostics.
+fn picture_meta(
+    picture: &render::Picture,
+    arguments: &serde_json::Map<String, Value>,
+    diagnostics: Value,
+) -> Value {
+    let id = |document: &Value| document.get("id").cloned().unwrap_or(Value::Null);
+    let mut flows: Vec<Value> = arguments.get("document").map(id).into_iter().collect();
+    if let Some(subflows) = arguments.get("subflows").and_then(Value::as_array) {
+        flows.extend(subflows.iter().map(id));
+    }
+    let nodes: Vec<Value> = picture
+        .nodes
+        .iter()
+        .map(|node| {
+            let r = node.rect;
+            json!({
+                "flow": node.flow, "step": node.id, "kind": node.kind,
+                "x": r.x, "y": r.y, "width": r.width, "height": r.height,
+            })
+        })
+        .collect();
+    let edges: Vec<Value> = picture
+        .edges
+        .iter()
+        .map(|edge| {
+            json!({
+                "from": edge.from, "to": edge.to, "kind": edge.kind.as_str(),
+                "points": edge.points.iter().map(|&(x, y)| json!([x, y])).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "width": picture.width,
+        "height": picture.height,
+        "flows": flows,
+        "nodes": nodes,
+        "edges": edges,
+        "diagnostics": diagnostics,
+    })
 }
 
 /// `a … z (N steps)` for a page's list in the overview line, or `no step`.

@@ -157,6 +157,7 @@ pub(super) fn flow_simulate() -> Tool {
                 payload: Value::Object(payload),
                 text: Some(text),
                 leading: None,
+                meta: None,
             })
         }),
     }
