@@ -237,6 +237,16 @@ impl Shape {
     }
 }
 
+/// True when `name` is a valid flow id (`^[a-z][a-z0-9_-]{0,63}$`).
+pub(crate) fn is_flow_id(name: &str) -> bool {
+    Shape::FlowId.matches(name)
+}
+
+/// True when `name` is a valid variable name (`^[a-z_][a-z0-9_]{0,63}$`).
+pub(crate) fn is_variable_name(name: &str) -> bool {
+    Shape::Variable.matches(name)
+}
+
 /// Validates a document against the version 2 contract: shape and reference integrity.
 ///
 /// Never panics, whatever the JSON. A document whose `version` is not 2 gets exactly one issue,
