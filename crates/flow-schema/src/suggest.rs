@@ -12,11 +12,15 @@
 
 /// Old or common names for a property, each with the name this version uses (the first one
 /// the object allows wins: `options` is `buttons` on a buttons step, `sections` on a list).
-const ALIASES: [(&str, &str); 14] = [
+const ALIASES: [(&str, &str); 17] = [
     ("type", "kind"),
     ("goto", "next"),
     ("message", "text"),
     ("variable", "save"),
+    // The 2023 dashboard's question: `var` and `validate`; and `set`'s name for a write.
+    ("var", "save"),
+    ("validate", "pattern"),
+    ("save", "var"),
     ("conditions", "cases"),
     ("ms", "seconds"),
     ("options", "buttons"),
@@ -96,15 +100,27 @@ pub(crate) fn unique_closest<'a>(
 /// The property `word` surely means: an alias of this version's name, or the only close one.
 pub(crate) fn sure_property<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
     if word == "ms" {
-        // Milliseconds are not seconds: renaming would change the wait a thousandfold.
         return None;
     }
-    for (_, new) in ALIASES.iter().filter(|(old, _)| *old == word) {
-        if let Some(found) = allowed.iter().find(|a| *a == new) {
-            return Some(found);
-        }
+    sure_alias(word, allowed).or_else(|| unique_closest(word, allowed.iter().copied()))
+}
+
+/// [`alias`], when renaming is surely right: `ms` is not `seconds` (renaming would change the
+/// wait a thousandfold).
+pub(crate) fn sure_alias<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    if word == "ms" {
+        return None;
     }
-    unique_closest(word, allowed.iter().copied())
+    alias(word, allowed)
+}
+
+/// The property of `allowed` that `word` is another name for (`var` on an `ask` is `save`),
+/// the first the object allows.
+pub(crate) fn alias<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    ALIASES
+        .iter()
+        .filter(|(old, _)| *old == word)
+        .find_map(|(_, new)| allowed.iter().find(|a| *a == new).copied())
 }
 
 /// The kind `word` surely means (an alias, an old name, or the only close kind).
@@ -184,12 +200,7 @@ pub(crate) fn short(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Like [`closest`], but first maps old names (`type` → `kind`) when the new name is allowed.
 pub(crate) fn closest_property<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
-    for (_, new) in ALIASES.iter().filter(|(old, _)| *old == word) {
-        if let Some(found) = allowed.iter().find(|a| *a == new) {
-            return Some(found);
-        }
-    }
-    closest(word, allowed.iter().copied())
+    alias(word, allowed).or_else(|| closest(word, allowed.iter().copied()))
 }
 
 /// What a value is, for "found …" in a message about a value of the wrong type: `an object`,

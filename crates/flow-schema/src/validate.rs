@@ -50,8 +50,8 @@ use crate::limits::{
 };
 use crate::model::StepKind;
 use crate::suggest::{
-    KindHint, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
-    sure_kind, sure_property, unique_closest,
+    KindHint, alias, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
+    sure_alias, sure_kind, sure_property, unique_closest,
 };
 
 mod re2;
@@ -440,10 +440,18 @@ impl<'d> Validator<'d> {
         }
     }
 
+    /// Reports each of `keys` the object lacks; when the object has another name for it (`var`
+    /// for an `ask`'s `save`, `type` for `kind`), the sentence says so.
     fn required(&mut self, object: &Map<String, Value>, keys: &[&str]) {
         for key in keys {
             if !object.contains_key(*key) {
-                self.issue(format!("missing required property \"{key}\""));
+                let other = object
+                    .keys()
+                    .find(|present| sure_alias(present, &[key]).is_some());
+                let hint = other.map_or_else(String::new, |other| {
+                    format!(" (\"{}\" is there: rename it to \"{key}\")", short(other))
+                });
+                self.issue(format!("missing required property \"{key}\"{hint}"));
             }
         }
     }
@@ -670,9 +678,7 @@ impl<'d> Validator<'d> {
         self.field(root, "$schema", |v, value| {
             v.text(value, 1, usize::MAX);
         });
-        self.field(root, "id", |v, value| {
-            v.name(value, Shape::FlowId);
-        });
+        self.field(root, "id", Self::flow_id);
         self.field(root, "metadata", Self::metadata);
         self.field(root, "trigger", Self::trigger);
         self.field(root, "variables", Self::variables);
@@ -682,6 +688,29 @@ impl<'d> Validator<'d> {
             }
         });
         self.unknown(root, &TOP_LEVEL_KEYS);
+    }
+
+    /// A flow id (the document's, a subflow's); a string that is not one gets the fix that
+    /// turns it into one as migration turns a name into one (`"Support Bot"` → `support-bot`),
+    /// so a document and the subflow steps that call it are fixed alike.
+    fn flow_id(&mut self, value: &'d Value) {
+        if self.name(value, Shape::FlowId).is_some() {
+            return;
+        }
+        let slug = value
+            .as_str()
+            .map(crate::migrate::flow_id_from_name)
+            .filter(|slug| is_flow_id(slug));
+        if let Some(slug) = slug {
+            if let Some(issue) = self.issues.last_mut() {
+                issue.message.push_str(&did_you_mean(Some(&slug)));
+            }
+            let fix = Fix::safe(
+                format!("change the flow id to \"{slug}\""),
+                replace_patch(&self.path, value, Value::from(slug)),
+            );
+            self.with_fix(Some(fix));
+        }
     }
 
     fn collect_step_ids(&mut self, steps: Option<&'d Value>) {
@@ -898,9 +927,7 @@ impl<'d> Validator<'d> {
             StepKind::Set => self.set(object),
             StepKind::Delay => self.delay(object),
             StepKind::Action => self.action(object),
-            StepKind::Subflow => self.field(object, "flow", |v, value| {
-                v.name(value, Shape::FlowId);
-            }),
+            StepKind::Subflow => self.field(object, "flow", Self::flow_id),
             StepKind::Handoff => {
                 self.field(object, "queue", |v, value| {
                     v.text(value, 1, MAX_QUEUE);
@@ -926,23 +953,31 @@ impl<'d> Validator<'d> {
             .collect();
         unknown.sort_unstable();
         for key in unknown {
-            let message = if some_kind_has(key) {
+            // Another kind's property is only another name for one of this kind's when it is
+            // an alias (`var` on an `ask` is its `save`), never by spelling alone.
+            let (message, meant) = if some_kind_has(key) {
                 let kind = kind.as_str();
                 let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
                     "an"
                 } else {
                     "a"
                 };
-                format!("\"{key}\" is not allowed on {article} {kind} step")
+                let meant = alias(key, fields);
+                (
+                    format!(
+                        "\"{key}\" is not allowed on {article} {kind} step{}",
+                        did_you_mean(meant)
+                    ),
+                    meant,
+                )
             } else {
                 let hint = did_you_mean(closest_property(key, fields));
-                format!("unknown property \"{}\"{hint}", short(key))
+                (
+                    format!("unknown property \"{}\"{hint}", short(key)),
+                    sure_property(key, fields),
+                )
             };
-            let fix = if some_kind_has(key) {
-                None
-            } else {
-                sure_property(key, fields).and_then(|new| self.rename_fix(object, key, new))
-            };
+            let fix = meant.and_then(|new| self.rename_fix(object, key, new));
             self.key_issue_at(key, message);
             self.with_fix(fix);
         }

@@ -131,7 +131,7 @@ fn top_level_metadata_trigger_and_variables() {
         expect![[r#"
             : missing required property "steps"
             /$schema: must be a non-empty string, found an empty string
-            /id: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Pizza Order"
+            /id: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Pizza Order" (did you mean "pizza-order"?)
             /metadata/title: must be a string of 1-120 characters, found an empty string
             /metadata/description: must be a string of 1-1000 characters, found 1001
             /metadata/locale: must be a locale such as "en" or "pt-BR", found "es_ES"
@@ -383,7 +383,7 @@ fn asks_sets_delays_actions_and_subflows() {
             /steps/7/args: must be an object, found an array
             /steps/7/save: cannot write the built-in variable "flow_id" (it is read-only)
             /steps/8/args/deep/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: args nest at most 32 levels deep
-            /steps/9/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Payment"
+            /steps/9/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Payment" (did you mean "payment"?)
         "#]],
     );
 }
@@ -723,4 +723,49 @@ fn determined_repairs_carry_fixes() {
     let mut stale = fixed.clone();
     assert!(crate::apply_patch(&mut stale, patch).is_err());
     assert_eq!(stale, fixed);
+}
+
+/// The 2023 dashboard's words, written by hand in a version 2 document, name the word this
+/// version uses and carry the fix; a flow id written as a name gets its slug.
+#[test]
+fn dashboard_words_name_their_fix() {
+    let document = json!({ "version": 2, "id": "Support Bot", "steps": [
+        { "id": "q", "kind": "ask", "text": "Invoice?", "var": "invoice", "validate": "^INV-[0-9]{4}$" },
+        { "id": "s", "kind": "set", "save": "plan", "value": "basic" },
+        { "id": "m", "kind": "message", "text": "hi", "var": "x" },
+        { "id": "call", "kind": "subflow", "flow": "Billing Bot" },
+        { "id": "odd", "kind": "subflow", "flow": "日本語" }
+    ]});
+    let validation = validate(&document);
+    let found: String = validation
+        .issues
+        .iter()
+        .map(|i| {
+            let fix = i.fix.as_ref().map_or_else(
+                || "no fix".to_owned(),
+                |f| format!("{:?} {}", f.applicability, f.description),
+            );
+            format!("{}: {} [{fix}]\n", i.path, i.message)
+        })
+        .collect();
+    expect![[r#"
+        /id: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Support Bot" (did you mean "support-bot"?) [Safe change the flow id to "support-bot"]
+        /steps/0: missing required property "save" ("var" is there: rename it to "save") [no fix]
+        /steps/0/validate: unknown property "validate" (did you mean "pattern"?) [Safe rename "validate" to "pattern"]
+        /steps/0/var: "var" is not allowed on an ask step (did you mean "save"?) [Safe rename "var" to "save"]
+        /steps/1: missing required property "var" ("save" is there: rename it to "var") [no fix]
+        /steps/1/save: "save" is not allowed on a set step (did you mean "var"?) [Safe rename "save" to "var"]
+        /steps/2/var: "var" is not allowed on a message step [no fix]
+        /steps/3/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Billing Bot" (did you mean "billing-bot"?) [Safe change the flow id to "billing-bot"]
+        /steps/4/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "日本語" [no fix]
+    "#]]
+    .assert_eq(&found);
+    let mut fixed = document.clone();
+    for fix in validation.issues.iter().filter_map(|i| i.fix.as_ref()) {
+        crate::apply_patch(&mut fixed, &fix.patch).unwrap();
+    }
+    assert_eq!(fixed["id"], "support-bot");
+    assert_eq!(fixed["steps"][0]["save"], "invoice");
+    assert_eq!(fixed["steps"][0]["pattern"], "^INV-[0-9]{4}$");
+    assert_eq!(fixed["steps"][1]["var"], "plan");
 }
