@@ -43,7 +43,7 @@ mod validate;
 
 pub use canonical::{Digest, canonical_json, digest};
 pub use compact::compact_schema;
-pub use diff::{ChangedStep, Diff, FieldChange, MAX_DIFF_VALUE, diff};
+pub use diff::{ChangedStep, Diff, FieldChange, MAX_DIFF_DEPTH, MAX_DIFF_VALUE, StepEntry, diff};
 pub use error::Error;
 pub use example::EXAMPLE_FLOW_DOCUMENT;
 pub use fix::{Applicability, Fix, PatchError, apply_patch, rename_patch, replace_patch};

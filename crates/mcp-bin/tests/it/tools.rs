@@ -128,3 +128,63 @@ fn flow_fix_on_a_text_writes_what_check_fix_writes() {
     );
     assert!(stdout.contains(&place), "{place} in {stdout}");
 }
+
+/// The text item of one call.
+fn text_of(name: &str, arguments: Value) -> String {
+    let input = format!(
+        "{}\n{}\n",
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}"#,
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": { "name": name, "arguments": arguments } })
+    );
+    let output = run_with_input(command(), &input);
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    let answer: Value =
+        serde_json::from_str(stdout.lines().nth(1).expect("an answer")).expect("JSON");
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .expect("a text item")
+        .to_owned()
+}
+
+/// A 500-step document of menus, each step's text and first title ending with `word`.
+fn menus(prefix: &str, word: &str) -> Value {
+    let steps: Vec<Value> = (0..500)
+        .map(|i| {
+            json!({ "id": format!("{prefix}{i}"), "kind": "buttons", "text": format!("Question {i} {word}"),
+                "buttons": [{ "id": "a", "title": format!("Yes {word}"), "next": format!("{prefix}{}", (i + 1) % 500) },
+                            { "id": "b", "title": "No" }] })
+        })
+        .collect();
+    json!({ "version": 2, "id": "big", "steps": steps })
+}
+
+#[test]
+fn flow_diff_of_two_large_documents_keeps_its_text_under_the_limit() {
+    for (right, list) in [
+        (menus("s", "two"), "changedSteps"),
+        (menus("t", "two"), "removedSteps"),
+    ] {
+        let arguments = json!({ "left": menus("s", "one"), "right": right });
+        let text = text_of("flow_diff", arguments.clone());
+        assert!(text.chars().count() <= 100_000, "{}", text.len());
+        let last = text.lines().last().expect("a last line");
+        assert!(
+            last.starts_with(&format!("[flow_diff: \"{list}\" after the first ")),
+            "{last}"
+        );
+        let mut full = arguments;
+        full["fullText"] = json!(true);
+        let whole: Value = serde_json::from_str(&text_of("flow_diff", full)).expect("JSON");
+        assert_eq!(whole[list].as_array().map(Vec::len), Some(500));
+    }
+    // A changed title is one value with the two titles.
+    let one = &calls(&[(
+        "flow_diff",
+        json!({ "left": menus("s", "one"), "right": menus("s", "two") }),
+    )])[0];
+    assert_eq!(
+        one["changedSteps"][7]["values"][0],
+        json!({ "field": "buttons", "path": "/steps/7/buttons/0/title", "before": "Yes one", "after": "Yes two" })
+    );
+}

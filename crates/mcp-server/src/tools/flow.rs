@@ -386,18 +386,53 @@ fn flow_migrate() -> Tool {
 }
 
 fn flow_diff() -> Tool {
+    let value_changes = |description: &str| {
+        json!({
+            "type": "array",
+            "description": description,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "field": { "type": "string", "description": "The step key (or top-level key) the value is under." },
+                    "path": { "type": "string", "description": "JSON Pointer to the value in the right document (for a removed value, where it was)." },
+                    "before": { "description": "Absent when the value was added." },
+                    "after": { "description": "Absent when the value was removed." },
+                    "cut": { "type": "boolean", "description": "True when a value over 200 characters of JSON is shown cut, ending with …." }
+                },
+                "required": ["field", "path"]
+            }
+        })
+    };
+    let step_entries = |description: &str| {
+        json!({
+            "type": "array",
+            "description": description,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": { "type": "string" },
+                    "path": { "type": "string", "description": "Where the step is in the document that has it." },
+                    "step": { "type": "object" },
+                    "note": { "type": "string", "description": "Why the step is matched by its position (no id, or the id of an earlier step)." }
+                },
+                "required": ["id", "path", "step"]
+            }
+        })
+    };
     Tool {
         name: "flow_diff",
         title: "Compare two flow documents",
         description: "Compare two flow documents step by step (matched by id, both migrated to version 2 \
-         first): metadata changes, added, removed and changed steps with their fields, \
-         reordering, and the digests of both sides. Key order, whitespace and number spelling \
-         never count as changes.",
+         first): what changed, each value at the deepest place it changed with its JSON Pointer \
+         and its value before and after (a renamed row title is one entry with the two titles), \
+         metadata changes with their values, added and removed steps whole, reordering, and the \
+         digests of both sides. Key order, whitespace and number spelling never count as changes.",
         scope: Scope::Flow,
         input_schema: input_schema(
             json!({
                 "left": document_property("The earlier flow document."),
-                "right": document_property("The later flow document.")
+                "right": document_property("The later flow document."),
+                "fullText": full_text_property()
             }),
             &["left", "right"],
         ),
@@ -405,9 +440,12 @@ fn flow_diff() -> Tool {
             "type": "object",
             "properties": {
                 "changed": { "type": "boolean" },
-                "metadata": { "type": "array", "items": { "type": "string" } },
+                "metadata": { "type": "array", "items": { "type": "string" }, "description": "Top-level keys other than steps whose values differ." },
+                "metadataValues": value_changes("Each top-level value that changed."),
                 "added": { "type": "array", "items": { "type": "string" } },
                 "removed": { "type": "array", "items": { "type": "string" } },
+                "addedSteps": step_entries("The steps only the right document has, whole."),
+                "removedSteps": step_entries("The steps only the left document has, whole."),
                 "changedSteps": {
                     "type": "array",
                     "items": {
@@ -415,20 +453,8 @@ fn flow_diff() -> Tool {
                         "properties": {
                             "id": { "type": "string" },
                             "fields": { "type": "array", "items": { "type": "string" } },
-                            "values": {
-                                "type": "array",
-                                "description": "before absent when added, after when removed; over 200 characters of JSON: cut with … and cut: true.",
-                                "items": {
-                                    "type": "object",
-                                    "properties": {
-                                        "field": { "type": "string" },
-                                        "before": {},
-                                        "after": {},
-                                        "cut": { "type": "boolean" }
-                                    },
-                                    "required": ["field"]
-                                }
-                            }
+                            "values": value_changes("Each value that changed, at the deepest place it changed."),
+                            "note": { "type": "string", "description": "Why the step is matched by its position." }
                         },
                         "required": ["id", "fields", "values"]
                     }
@@ -437,12 +463,24 @@ fn flow_diff() -> Tool {
                 "before": { "type": "string" },
                 "after": { "type": "string" }
             },
-            "required": ["changed", "metadata", "added", "removed", "changedSteps", "before", "after"]
+            "required": ["changed", "metadata", "metadataValues", "added", "removed", "addedSteps", "removedSteps", "changedSteps", "before", "after"]
         }),
         handler: Tool::handler(|_, arguments| {
             let diff = schema::diff(arg(arguments, "left")?, arg(arguments, "right")?)
                 .map_err(|error| ToolError(error.to_string()))?;
-            Ok(to_payload(diff)?.into())
+            Ok(bounded_output(
+                "flow_diff",
+                to_payload(diff)?,
+                &[],
+                // The ids stay in added and removed; what was removed goes first.
+                &[
+                    "removedSteps",
+                    "addedSteps",
+                    "changedSteps",
+                    "metadataValues",
+                ],
+                arguments,
+            ))
         }),
     }
 }

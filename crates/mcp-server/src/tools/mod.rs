@@ -283,6 +283,9 @@ pub(crate) fn bounded_output(
                 fits
             })
             .count();
+        if kept == total {
+            continue;
+        }
         items.truncate(kept);
         left_out.push(format!("\"{name}\" after the first {kept} of {total}"));
     }
