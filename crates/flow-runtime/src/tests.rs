@@ -913,7 +913,11 @@ fn parse_text(text: &str) -> Map<String, Value> {
             assert_eq!(more + 1, times.parse::<usize>().expect("times"), "{line}");
             assert!(more + 1 >= crate::format::FOLD_REPEATS, "{line}");
             // It follows the warnings once they have begun, else the transcript.
-            let list = if warnings.is_empty() { &mut transcript } else { &mut warnings };
+            let list = if warnings.is_empty() {
+                &mut transcript
+            } else {
+                &mut warnings
+            };
             let block: Vec<Value> = list[list.len() - lines..].to_vec();
             for _ in 0..more {
                 list.extend(block.iter().cloned());
@@ -1043,15 +1047,22 @@ fn repeated_warnings_fold_and_a_cut_text_stays_under_the_limit() {
     let result = sim(&[document], json!({ "replies": replies }));
     assert_eq!(result["warnings"].as_array().map(Vec::len), Some(2001));
     let text = simulation_text("main", &result, None);
-    assert!(text.ends_with(
-        "warning main/ask: {{nobody}} is unset, so it reads as \"\"\n\
+    assert!(
+        text.ends_with(
+            "warning main/ask: {{nobody}} is unset, so it reads as \"\"\n\
          warning main/say: {{nobody}} is unset, so it reads as \"\"\n\
          [the 2 lines above repeat 999 more times, 1000 times in all]\n\
          warning main/ask: {{nobody}} is unset, so it reads as \"\"\n"
-    ), "{text}");
+        ),
+        "{text}"
+    );
     for limit in [2_000, 10_000, 100_000] {
         let cut = simulation_text("main", &result, Some(limit));
-        assert!(cut.chars().count() <= limit, "{limit}: {}", cut.chars().count());
+        assert!(
+            cut.chars().count() <= limit,
+            "{limit}: {}",
+            cut.chars().count()
+        );
         assert!(cut.contains("\noutcome: waiting at main/ask\n"), "{cut}");
     }
 }
