@@ -51,7 +51,7 @@ use crate::limits::{
 use crate::model::StepKind;
 use crate::suggest::{
     KindHint, alias, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
-    sure_alias, sure_kind, sure_property, unique_closest,
+    sure_alias, sure_kind, sure_property, sure_value, unique_closest,
 };
 
 mod re2;
@@ -557,15 +557,28 @@ impl<'d> Validator<'d> {
         }
     }
 
-    fn one_of(&mut self, value: &'d Value, allowed: &[&str]) -> Option<&'d str> {
+    /// One of `allowed`; another name for one (`greater` for `gt`) or a close spelling is
+    /// suggested, and the sure ones (another name, another case) carry a fix.
+    fn one_of(&mut self, value: &'d Value, allowed: &[&'static str]) -> Option<&'d str> {
         match value.as_str() {
             Some(s) if allowed.contains(&s) => Some(s),
-            _ => {
+            found => {
+                let sure = found.and_then(|word| sure_value(word, allowed));
+                let meant =
+                    sure.or_else(|| found.and_then(|word| closest(word, allowed.iter().copied())));
                 self.issue(format!(
-                    "must be one of {}, found {}",
+                    "must be one of {}, found {}{}",
                     quoted_list(allowed),
-                    literal(value)
+                    literal(value),
+                    did_you_mean(meant)
                 ));
+                let fix = sure.map(|new| {
+                    Fix::safe(
+                        format!("change {} to \"{new}\"", literal(value)),
+                        replace_patch(&self.path, value, Value::from(new)),
+                    )
+                });
+                self.with_fix(fix);
                 None
             }
         }
@@ -963,12 +976,25 @@ impl<'d> Validator<'d> {
                     "a"
                 };
                 let meant = alias(key, fields);
+                // A terminal step goes nowhere after it: say why, and the fix removes `next`.
+                let why = match (key, kind) {
+                    ("next", "handoff") => ": the conversation leaves the bot there",
+                    ("next", "end") => {
+                        ": the flow ends there (inside a subflow, control returns to the caller)"
+                    }
+                    _ => "",
+                };
                 (
                     format!(
-                        "\"{key}\" is not allowed on {article} {kind} step{}",
+                        "\"{key}\" is not allowed on {article} {kind} step{}{why}",
                         did_you_mean(meant)
                     ),
                     meant,
+                )
+            } else if key == "rows" && kind == StepKind::List {
+                (
+                    "unknown property \"rows\" (a list's rows go in sections: \"sections\": [{ \"rows\": [...] }])".to_owned(),
+                    None,
                 )
             } else {
                 let hint = did_you_mean(closest_property(key, fields));
@@ -977,7 +1003,26 @@ impl<'d> Validator<'d> {
                     sure_property(key, fields),
                 )
             };
-            let fix = meant.and_then(|new| self.rename_fix(object, key, new));
+            let fix = match meant {
+                Some(new) => self.rename_fix(object, key, new),
+                None if key == "next" && matches!(kind, StepKind::Handoff | StepKind::End) => {
+                    let mut path = self.path.clone();
+                    push_token(&mut path, key);
+                    object.get(key).map(|value| {
+                        Fix::safe(
+                            format!(
+                                "remove the \"next\" of this {} step, which is never taken",
+                                kind.as_str()
+                            ),
+                            vec![
+                                serde_json::json!({ "op": "test", "path": path, "value": value }),
+                                serde_json::json!({ "op": "remove", "path": path }),
+                            ],
+                        )
+                    })
+                }
+                None => None,
+            };
             self.key_issue_at(key, message);
             self.with_fix(fix);
         }
@@ -1039,6 +1084,13 @@ impl<'d> Validator<'d> {
             let Some(buttons) = v.array(value, 1, MAX_BUTTONS, "buttons") else {
                 return;
             };
+            if buttons.len() > MAX_BUTTONS
+                && let Some(issue) = v.issues.last_mut()
+            {
+                issue.message.push_str(&format!(
+                    " (for up to {MAX_LIST_ROWS} choices use a list step)"
+                ));
+            }
             let mut seen: BTreeMap<&str, String> = BTreeMap::new();
             let all: Vec<&str> = buttons
                 .iter()

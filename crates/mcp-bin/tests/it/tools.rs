@@ -105,7 +105,7 @@ fn a_dashboard_export_migrates_with_no_hand_edit_and_runs_where_its_menu_pointed
 
 #[test]
 fn flow_fix_on_a_text_writes_what_check_fix_writes() {
-    let text = "{\r\n\t\"id\": \"Support Bot\", \"version\": 2,\r\n\t\"steps\": [\r\n\t\t{\"id\": \"q\", \"kind\": \"ask\", \"text\": \"¿Factura? 🧾\", \"var\": \"invoice\", \"validate\": \"^INV-[0-9]{4}$\"},\r\n\t\t{\"type\": \"end\", \"id\": \"bye\", \"text\": \"Gracias {{invoice}}\", \"next\": \"q\"}\r\n\t]\r\n}\r\n";
+    let text = "{\r\n\t\"id\": \"Support Bot\", \"version\": 2,\r\n\t\"steps\": [\r\n\t\t{\"id\": \"q\", \"kind\": \"ask\", \"text\": \"¿Factura? 🧾\", \"var\": \"invoice\", \"validate\": \"^INV-[0-9]{4}$\", \"input\": \"txet\"},\r\n\t\t{\"type\": \"end\", \"id\": \"bye\", \"text\": \"Gracias {{invoice}}\", \"next\": \"q\"}\r\n\t]\r\n}\r\n";
     let fixed = &calls(&[("flow_fix", json!({ "documentText": text }))])[0];
     let dir = Dir::new("tools-fix");
     dir.write("bot.json", text);
@@ -121,7 +121,7 @@ fn flow_fix_on_a_text_writes_what_check_fix_writes() {
     // What is left carries its place in the fixed text, as check prints it.
     let stdout = String::from_utf8(output.stdout).expect("UTF-8");
     let issue = &fixed["issues"][0];
-    assert_eq!(issue["path"], "/steps/1/next", "{fixed}");
+    assert_eq!(issue["path"], "/steps/0/input", "{fixed}");
     let place = format!(
         "bot.json:{}:{}: error[invalid]",
         issue["line"], issue["column"]
