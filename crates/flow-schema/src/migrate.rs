@@ -20,6 +20,8 @@
 //!   and the `next`; with both names the new one is read and the old one kept on the item
 //!   (validation points at it); its other keys are kept on the item and named (an `id` is then
 //!   the item's id). One sentence per menu says which keys were read.
+//! - 0 → 1, a `handoff` or `end` step (a dashboard `transfer` included) with a `goto` loses it
+//!   (quoted in a sentence): such a step never goes on, and version 1 forbids `next` on it.
 //! - 0 → 1, variable names with capitals (`Invoice`) are lower-cased wherever the document
 //!   names a variable (an `ask`'s `variable`, a menu's or `action`'s `save`, a `set`'s `var`,
 //!   branch conditions, `variables`), one sentence per variable naming the steps; only when the
@@ -510,6 +512,23 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
                 ));
             }
             _ => {}
+        }
+        // A transfer (or an end) that the dashboard gave a `goto`: the step never goes on, so
+        // the target is dropped and quoted.
+        let terminal = match step.get("kind").and_then(Value::as_str) {
+            Some("handoff") => {
+                Some("a handoff step never goes on (the conversation leaves the bot)")
+            }
+            Some("end") => Some("an end step never goes on (it ends the flow)"),
+            _ => None,
+        };
+        if let Some(why) = terminal
+            && let Some(next) = step.remove("next")
+        {
+            notes.push(format!(
+                "step {}: removed \"next\" {next}: {why}",
+                step_name(index, step)
+            ));
         }
     }
     changes.extend(tally.sentences());

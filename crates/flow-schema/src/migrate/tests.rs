@@ -656,6 +656,24 @@ fn dashboard_transfer_becomes_a_handoff_keeping_its_queue() {
         said.contains(&"renamed \"message\" to \"text\" in 1 step"),
         "{said:#?}"
     );
+    // A transfer the dashboard gave a goto: a handoff never goes on, so the target is dropped
+    // and quoted, and the document is valid.
+    let legacy = json!({ "name": "Soporte", "steps": [
+        { "id": "agent", "type": "transfer", "queue": "billing", "goto": "bye" },
+        { "id": "bye", "type": "end", "goto": "agent" } ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    assert_eq!(migration.issues, []);
+    assert_eq!(
+        migration.document["steps"][0],
+        json!({ "id": "agent", "kind": "handoff", "queue": "billing" })
+    );
+    let said = sentences(&migration);
+    for sentence in [
+        "step \"agent\": removed \"next\" \"bye\": a handoff step never goes on (the conversation leaves the bot)",
+        "step \"bye\": removed \"next\" \"agent\": an end step never goes on (it ends the flow)",
+    ] {
+        assert!(said.contains(&sentence), "{sentence} in {said:#?}");
+    }
 }
 
 #[test]
