@@ -725,6 +725,30 @@ fn determined_repairs_carry_fixes() {
     assert_eq!(stale, fixed);
 }
 
+/// Each issue of `document` (`PATH: [fix]`, with its message when `message`), and the document
+/// with every fix applied.
+fn fixes_of(document: &Value, message: bool) -> (String, Value) {
+    let validation = validate(document);
+    let mut fixed = document.clone();
+    let mut found = String::new();
+    for issue in &validation.issues {
+        let fix = issue.fix.as_ref().map_or_else(
+            || "no fix".to_owned(),
+            |f| format!("{:?} {}", f.applicability, f.description),
+        );
+        if let Some(fix) = &issue.fix {
+            crate::apply_patch(&mut fixed, &fix.patch).unwrap();
+        }
+        let message = if message {
+            format!(" {}", issue.message)
+        } else {
+            String::new()
+        };
+        found.push_str(&format!("{}:{message} [{fix}]\n", issue.path));
+    }
+    (found, fixed)
+}
+
 /// The 2023 dashboard's words, written by hand in a version 2 document, name the word this
 /// version uses and carry the fix; a flow id written as a name gets its slug.
 #[test]
@@ -736,18 +760,7 @@ fn dashboard_words_name_their_fix() {
         { "id": "call", "kind": "subflow", "flow": "Billing Bot" },
         { "id": "odd", "kind": "subflow", "flow": "日本語" }
     ]});
-    let validation = validate(&document);
-    let found: String = validation
-        .issues
-        .iter()
-        .map(|i| {
-            let fix = i.fix.as_ref().map_or_else(
-                || "no fix".to_owned(),
-                |f| format!("{:?} {}", f.applicability, f.description),
-            );
-            format!("{}: {} [{fix}]\n", i.path, i.message)
-        })
-        .collect();
+    let (found, fixed) = fixes_of(&document, true);
     expect![[r#"
         /id: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Support Bot" (did you mean "support-bot"?) [Safe change the flow id to "support-bot"]
         /steps/0: missing required property "save" ("var" is there: rename it to "save") [no fix]
@@ -760,10 +773,6 @@ fn dashboard_words_name_their_fix() {
         /steps/4/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "日本語" [no fix]
     "#]]
     .assert_eq(&found);
-    let mut fixed = document.clone();
-    for fix in validation.issues.iter().filter_map(|i| i.fix.as_ref()) {
-        crate::apply_patch(&mut fixed, &fix.patch).unwrap();
-    }
     assert_eq!(fixed["id"], "support-bot");
     assert_eq!(fixed["steps"][0]["save"], "invoice");
     assert_eq!(fixed["steps"][0]["pattern"], "^INV-[0-9]{4}$");
@@ -783,18 +792,7 @@ fn other_names_for_values_and_terminal_next_carry_fixes() {
         { "id": "bye", "kind": "end", "next": "q" },
         { "id": "odd", "kind": "ask", "text": "?", "save": "x", "input": "txet" }
     ]});
-    let validation = validate(&document);
-    let found: String = validation
-        .issues
-        .iter()
-        .map(|i| {
-            let fix = i.fix.as_ref().map_or_else(
-                || "no fix".to_owned(),
-                |f| format!("{:?} {}", f.applicability, f.description),
-            );
-            format!("{}: [{fix}]\n", i.path)
-        })
-        .collect();
+    let (found, fixed) = fixes_of(&document, false);
     expect![[r#"
         /trigger/match: [Safe change "StartsWith" to "startsWith"]
         /variables/age/type: [Safe change "int" to "number"]
@@ -807,10 +805,6 @@ fn other_names_for_values_and_terminal_next_carry_fixes() {
         /steps/5/input: [no fix]
     "#]]
     .assert_eq(&found);
-    let mut fixed = document.clone();
-    for fix in validation.issues.iter().filter_map(|i| i.fix.as_ref()) {
-        crate::apply_patch(&mut fixed, &fix.patch).unwrap();
-    }
     assert_eq!(
         issues(&fixed),
         "/steps/5/input: must be one of \"text\", \"number\", \"email\", \"phone\", \"date\", \"yesno\", found \"txet\" (did you mean \"text\"?)\n",
