@@ -893,20 +893,29 @@ impl OptionObjects {
     ) -> Option<Value> {
         self.count += 1;
         let OptionAt { step, number, noun } = *at;
+        // The old names left beside the new ones, kept on the item as they are.
+        let mut both = Vec::new();
         let mut pick = |new: &'static str, old: &'static str, read: &mut BTreeSet<&'static str>| {
             let key = if fields.contains_key(new) { new } else { old };
             let value = fields.remove(key)?;
             read.insert(key);
-            if key == new && fields.contains_key(old) {
+            if key == new
+                && let Some(old_value) = fields.remove(old)
+            {
                 notes.push(format!(
                     "menu step {step}: option {number} has both \"{new}\" and \"{old}\": read \"{new}\" and left \"{old}\" on its {noun} as it was"
                 ));
+                both.push((old, old_value));
             }
             Some(value)
         };
         let title = pick("title", "label", &mut self.titles);
-        if let Some(target) = pick("next", "goto", &mut self.targets) {
+        let target = pick("next", "goto", &mut self.targets);
+        if let Some(target) = target {
             item.insert("next".into(), target);
+        }
+        for (old, value) in both {
+            item.insert(old.to_owned(), value);
         }
         if title.is_none() {
             notes.push(format!(

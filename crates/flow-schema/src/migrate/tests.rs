@@ -742,6 +742,10 @@ fn odd_option_objects_are_kept_and_named() {
     ] {
         assert!(said.contains(&sentence), "{sentence} in {said:#?}");
     }
+    assert!(
+        !said.iter().any(|s| s.contains("option 1's")),
+        "the label left beside a title is named once: {said:#?}"
+    );
     // Validation then points at each: nothing was lost, nothing is silently wrong.
     let paths: Vec<&str> = migration.issues.iter().map(|i| i.path.as_str()).collect();
     assert_eq!(
