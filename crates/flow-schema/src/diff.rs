@@ -30,6 +30,7 @@
 mod tests;
 
 use crate::canonical::canonical_eq;
+use crate::validate::push_token;
 use crate::{Error, digest, migrate};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -288,12 +289,6 @@ fn leaf(
         after,
         cut: cut_before || cut_after,
     });
-}
-
-/// Appends a JSON Pointer reference token, escaped as RFC 6901 says.
-fn push_token(path: &mut String, token: &str) {
-    path.push('/');
-    path.push_str(&token.replace('~', "~0").replace('/', "~1"));
 }
 
 /// A value as the diff shows it: itself, or its compact JSON cut to [`MAX_DIFF_VALUE`]

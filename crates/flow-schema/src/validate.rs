@@ -35,7 +35,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use crate::fix::{Fix, free_name, rename_patch, replace_patch};
+use crate::fix::{Fix, free_name, remove_patch, rename_patch, replace_patch};
 use crate::limits::{
     BUILT_IN_VARIABLES, CURRENT_VERSION, MAX_ARGS_DEPTH, MAX_BUTTON_ID, MAX_BUTTON_TITLE,
     MAX_BUTTONS, MAX_CAPTION, MAX_CASES, MAX_CONDITION_CHILDREN, MAX_CONDITION_DEPTH,
@@ -303,7 +303,7 @@ fn as_integer(value: &Value) -> Option<f64> {
 }
 
 /// Appends a JSON Pointer reference token, escaped as RFC 6901 says.
-fn push_token(path: &mut String, token: &str) {
+pub(crate) fn push_token(path: &mut String, token: &str) {
     path.push('/');
     for c in token.chars() {
         match c {
@@ -1014,10 +1014,7 @@ impl<'d> Validator<'d> {
                                 "remove the \"next\" of this {} step, which is never taken",
                                 kind.as_str()
                             ),
-                            vec![
-                                serde_json::json!({ "op": "test", "path": path, "value": value }),
-                                serde_json::json!({ "op": "remove", "path": path }),
-                            ],
+                            remove_patch(&path, value),
                         )
                     })
                 }
