@@ -393,11 +393,11 @@ fn flow_diff() -> Tool {
             "items": {
                 "type": "object",
                 "properties": {
-                    "field": { "type": "string", "description": "The step key (or top-level key) the value is under." },
-                    "path": { "type": "string", "description": "JSON Pointer to the value in the right document (for a removed value, where it was)." },
-                    "before": { "description": "Absent when the value was added." },
-                    "after": { "description": "Absent when the value was removed." },
-                    "cut": { "type": "boolean", "description": "True when a value over 200 characters of JSON is shown cut, ending with …." }
+                    "field": { "type": "string", "description": "The step (or top-level) key it is under." },
+                    "path": { "type": "string", "description": "JSON Pointer in the right document (removed: where it was)." },
+                    "before": {},
+                    "after": {},
+                    "cut": { "type": "boolean", "description": "A value over 200 characters of JSON, cut with …." }
                 },
                 "required": ["field", "path"]
             }
@@ -411,9 +411,9 @@ fn flow_diff() -> Tool {
                 "type": "object",
                 "properties": {
                     "id": { "type": "string" },
-                    "path": { "type": "string", "description": "Where the step is in the document that has it." },
+                    "path": { "type": "string", "description": "Its pointer in the document that has it." },
                     "step": { "type": "object" },
-                    "note": { "type": "string", "description": "Why the step is matched by its position (no id, or the id of an earlier step)." }
+                    "note": { "type": "string", "description": "Why it is matched by position." }
                 },
                 "required": ["id", "path", "step"]
             }
@@ -440,12 +440,12 @@ fn flow_diff() -> Tool {
             "type": "object",
             "properties": {
                 "changed": { "type": "boolean" },
-                "metadata": { "type": "array", "items": { "type": "string" }, "description": "Top-level keys other than steps whose values differ." },
+                "metadata": { "type": "array", "items": { "type": "string" } },
                 "metadataValues": value_changes("Each top-level value that changed."),
                 "added": { "type": "array", "items": { "type": "string" } },
                 "removed": { "type": "array", "items": { "type": "string" } },
-                "addedSteps": step_entries("The steps only the right document has, whole."),
-                "removedSteps": step_entries("The steps only the left document has, whole."),
+                "addedSteps": step_entries("Steps only on the right, whole."),
+                "removedSteps": step_entries("Steps only on the left, whole."),
                 "changedSteps": {
                     "type": "array",
                     "items": {
@@ -453,8 +453,8 @@ fn flow_diff() -> Tool {
                         "properties": {
                             "id": { "type": "string" },
                             "fields": { "type": "array", "items": { "type": "string" } },
-                            "values": value_changes("Each value that changed, at the deepest place it changed."),
-                            "note": { "type": "string", "description": "Why the step is matched by its position." }
+                            "values": value_changes("Each value that changed, where it changed."),
+                            "note": { "type": "string" }
                         },
                         "required": ["id", "fields", "values"]
                     }
