@@ -323,7 +323,8 @@ fn flow_migrate() -> Tool {
     Tool {
         name: "flow_migrate",
         title: "Migrate a flow document",
-        description: "Migrate a flow document from version 0 (no version key) or 1 to target (default 2): \
+        description: "Migrate a flow document from version 0 (no version key; the 2023 dashboard's exports \
+         too: input, transfer, menu options as { label, goto }) or 1 to target (default 2): \
          the document, from, to, every change as a sentence (nothing is dropped silently) and, \
          for target 2, its validation issues. A version outside 0-2 or a target below the \
          document's is an error.",
