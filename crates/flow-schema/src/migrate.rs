@@ -19,7 +19,8 @@
 //!   an object `{ "label", "goto" }` or `{ "title", "next" }` gives its button or row the title
 //!   and the `next`; with both names the new one is read and the old one kept on the item
 //!   (validation points at it); its other keys are kept on the item and named (an `id` is then
-//!   the item's id). One sentence per menu says which keys were read.
+//!   the item's id). One sentence per menu says which keys were read. A menu's `var` (or
+//!   `variable`) is the `save` of the buttons or list it becomes.
 //! - 0 → 1, a `handoff` or `end` step (a dashboard `transfer` included) with a `goto` loses it
 //!   (quoted in a sentence): such a step never goes on, and version 1 forbids `next` on it.
 //! - 0 → 1, variable names with capitals (`Invoice`) are lower-cased wherever the document
@@ -497,6 +498,12 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
             "menu" => {
                 let name = step_name(index, step);
                 menu(step, &name, &mut notes);
+                // The variable a menu saves the picked option's id in, by the question's words.
+                for old in ["var", "variable"] {
+                    if rename(step, old, "save", index, &mut notes) {
+                        tally.add(renamed(old, "save", "menu step"));
+                    }
+                }
             }
             other if crate::model::StepKind::parse(other).is_none() => {
                 let hint = match crate::suggest::kind_hint(other, crate::model::StepKind::NAMES) {

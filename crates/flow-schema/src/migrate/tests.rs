@@ -679,7 +679,7 @@ fn dashboard_transfer_becomes_a_handoff_keeping_its_queue() {
 #[test]
 fn dashboard_option_objects_keep_their_routing() {
     let legacy = json!({ "name": "Menú", "steps": [
-        { "id": "menu", "type": "menu", "message": "¿Qué necesitas?", "options": [
+        { "id": "menu", "type": "menu", "message": "¿Qué necesitas?", "var": "Topic", "options": [
             { "label": "Facturas", "goto": "bills" },
             { "title": "Horario", "next": "hours" },
             "Otra cosa" ] },
@@ -687,6 +687,8 @@ fn dashboard_option_objects_keep_their_routing() {
         { "id": "bills", "type": "end", "message": "Facturas." },
         { "id": "hours", "type": "end", "message": "De 9 a 18." } ]});
     let migration = migrate(&legacy, 2).unwrap();
+    // The menu's variable (by the question's word) is the buttons' save, lower-cased.
+    assert_eq!(migration.document["steps"][0]["save"], "topic");
     assert_eq!(
         migration.document["steps"][0]["buttons"],
         json!([
