@@ -24,7 +24,8 @@ botmesh-mcp: an MCP server for botmesh flow documents and guides
 Usage:
   botmesh-mcp [--docs DIR] [--tools LIST] [--no-ui]        serve MCP on stdio
   botmesh-mcp --http ADDR [HTTP OPTIONS] [--docs DIR] [--tools LIST] [--no-ui]
-  botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] FILE...
+  botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github]
+                    [--fix [--unsafe-fixes] [--diff]] FILE...
   botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL]
                      [--theme light|dark] -o OUT.png|OUT.svg
   botmesh-mcp chat FILE [--subflows DIR|FILE]... [--message TEXT | --flow ID]

@@ -18,4 +18,5 @@ mod no_http;
 mod render;
 mod stdio;
 mod test;
+mod tools;
 mod util;

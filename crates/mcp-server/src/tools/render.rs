@@ -22,7 +22,8 @@ pub(super) fn flow_render() -> Tool {
         title: "Draw a flow as a picture",
         description: "Draw a flow document (and the subflows it calls, as labelled clusters) as a picture: a \
          PNG image by default, or SVG markup with format: \"svg\". Steps are boxes shaped by kind \
-         (branch hexagon, ask parallelogram, end/handoff stadium, subflow double-sided), edges \
+         (branch hexagon, ask parallelogram, end stadium, handoff red octagon, subflow \
+         double-sided, buttons and list rounded), edges \
          carry their button, row or case labels, loops are drawn back. Returns the image (or the \
          SVG markup as a text item), then one text line, and { valid, issues, format, width, height, \
          nodes, edges, crossings }. A PNG stays within maxSize (default 1568 px) with text never \
