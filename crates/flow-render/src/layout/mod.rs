@@ -269,7 +269,8 @@ struct Layered {
     chains: Vec<Chain>,
     /// (node, kind, label index) of each self-loop.
     self_loops: Vec<(usize, EdgeKind, Option<usize>)>,
-    /// For the item next to a source on one of its out-edges: (the source, the edge's rank).
+    /// For each point of an out-edge (not a call): (the source, the edge's rank among the
+    /// source's out-edges in document order).
     fan: Vec<Option<(usize, usize)>>,
 }
 
@@ -355,18 +356,15 @@ fn make_items(
             chain.push(index);
         }
         chain.push(bottom);
-        // The item next to the source on this edge (below it, or above it for an edge drawn
-        // back) carries the edge's rank, so crossing reduction can keep the source's
-        // out-edges in document order where that costs nothing.
-        let beside = if reversed[e] {
-            chain[chain.len() - 2]
-        } else {
-            chain[1]
-        };
+        // Every point of this edge carries its source and its rank, so crossing reduction
+        // keeps the source's out-edges in document order in every layer they cross: they
+        // leave it in that order and never cross each other, so their labels read in it too.
         fan.resize(items.len(), None);
         // A call leaves for another cluster, placed by the cluster order: not ranked.
         if kind != EdgeKind::Call {
-            fan[beside] = Some((from, rank));
+            for &point in &chain[1..chain.len() - 1] {
+                fan[point] = Some((from, rank));
+            }
         }
         chains.push(Chain {
             items: chain,
