@@ -145,7 +145,6 @@ use botmesh_flow_analyzer::{Graph, SourcedIssue, Value, analyze_set};
 
 pub use botmesh_flow_analyzer::Direction;
 pub use error::Error;
-pub use font::FALLBACK_CHAR;
 pub use layout::{MAX_LAYOUT_ITEMS, Options};
 pub use pages::{DEFAULT_MAX_SIZE, Framed, MAX_MAX_SIZE, MIN_MAX_SIZE, Page, Paging};
 pub use picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
@@ -176,6 +175,33 @@ impl Picture {
     /// screens), reduced by [`Picture::to_png`] to fit [`MAX_PIXELS`] and [`MAX_SIDE`].
     pub fn default_png_scale(&self) -> f32 {
         2.0
+    }
+
+    /// The characters of [`Picture::missing_glyphs`], each as its code point and itself
+    /// (`U+4F60 你`).
+    pub fn missing_glyph_names(&self) -> Vec<String> {
+        self.missing_glyphs
+            .iter()
+            .map(|&c| format!("U+{:04X} {c}", c as u32))
+            .collect()
+    }
+
+    /// One sentence naming the characters of [`Picture::missing_glyphs`] (none: `None`), for
+    /// the warnings of the tool and the CLI: `2 characters no embedded font draws are written
+    /// as code points: U+4F60 你, U+1F9A9 🦩.`
+    pub fn missing_glyphs_note(&self) -> Option<String> {
+        let list = self.missing_glyph_names();
+        match list.len() {
+            0 => None,
+            1 => Some(format!(
+                "1 character no embedded font draws is written as its code point: {}.",
+                list[0]
+            )),
+            n => Some(format!(
+                "{n} characters no embedded font draws are written as code points: {}.",
+                list.join(", ")
+            )),
+        }
     }
 
     /// The size in pixels of [`Picture::to_png`] at `scale`.

@@ -1,6 +1,7 @@
 //! Unit tests: geometry invariants on the analyzer's fixtures and on generated flows, text
 //! fitting and fallback, determinism, and golden SVGs.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use botmesh_flow_analyzer::{Direction, EdgeKind, Value, describe};
@@ -9,7 +10,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use crate::bench_flow::benchmark_flow;
-use crate::font::{FALLBACK_CHAR, displayable, font};
+use crate::font::{Face, displayable, font};
 use crate::hostile_flow::hostile_flow;
 use crate::picture::{Picture, Rect};
 use crate::text::wrap;
@@ -581,23 +582,103 @@ fn golden_svgs() {
 }
 
 #[test]
-fn characters_outside_the_font_become_one_square_each() {
+fn emoji_are_drawn_and_characters_no_font_has_are_written_as_code_points() {
     let font = font().unwrap();
-    assert_eq!(displayable(font, "Olá, мир!"), "Olá, мир!");
-    assert_eq!(displayable(font, "hi 😀"), format!("hi {FALLBACK_CHAR}"));
-    // A skin tone modifier and a variation selector go with the emoji they modify.
+    let mut missing = BTreeSet::new();
+    assert_eq!(displayable(font, "Olá, мир!", &mut missing), "Olá, мир!");
+    // Emoji come from the emoji font; a skin tone modifier and a variation selector go.
     assert_eq!(
-        displayable(font, "👍🏽 ok ❤️"),
-        format!("{FALLBACK_CHAR} ok {FALLBACK_CHAR}")
+        displayable(font, "hi 😀 👍🏽 ok ❤️ 🍕", &mut missing),
+        "hi 😀 👍 ok ❤ 🍕"
     );
+    assert!(missing.is_empty(), "{missing:?}");
+    for c in [
+        '😀', '❤', '✅', '❌', '⭐', '🍕', '🍔', '🎉', '📅', '📞', '📍', '🛒', '🙏',
+    ] {
+        let (glyph, advance) = font.glyph(c);
+        assert_eq!(glyph.map(|g| g.face), Some(Face::Emoji), "{c}");
+        assert!(advance > 0, "{c}");
+    }
+    // Latin stays in the text font, even where the emoji font has the character too.
+    assert_eq!(font.glyph('#').0.map(|g| g.face), Some(Face::Text));
+    // A character neither font has is its code point, and is reported.
     assert_eq!(
-        displayable(font, "你好"),
-        format!("{FALLBACK_CHAR}{FALLBACK_CHAR}")
+        displayable(font, "你好 🦩", &mut missing),
+        "‹U+4F60›‹U+597D› ‹U+1F9A9›"
     );
-    assert_eq!(displayable(font, "  a\n\tb\u{7}c  "), "a bc");
-    // The fallback is in the font, so it is drawn, and measured like any other glyph.
-    assert!(font.has(FALLBACK_CHAR));
-    assert!(font.width(&FALLBACK_CHAR.to_string(), 14) > 0);
+    assert_eq!(missing.into_iter().collect::<String>(), "你好🦩");
+    let mut none = BTreeSet::new();
+    assert_eq!(displayable(font, "  a\n\tb\u{7}c  ", &mut none), "a bc");
+}
+
+/// A decoded PNG: (width, height, RGB bytes).
+type Decoded = (u32, u32, Vec<u8>);
+
+/// The PNG of a one-step flow whose text is `text`, decoded.
+fn png_of_text(text: &str) -> Decoded {
+    let flow = json!({"version": 2, "id": "t", "steps": [
+        {"id": "hello", "kind": "message", "text": text}]});
+    decode_png(
+        &picture_of(&[flow], Direction::TD, Theme::Light)
+            .to_png(2.0)
+            .unwrap(),
+    )
+}
+
+#[test]
+fn distinct_emoji_give_distinct_pixels_and_a_missing_glyph_is_not_a_box() {
+    // The pizzeria: one flow says 🍕, one 🍔, one ✅; each must show its own emoji,
+    // where all three drew the same box before.
+    let pictures: Vec<(&str, Decoded)> = ["🍕", "🍔", "✅", "你", "好"]
+        .into_iter()
+        .map(|e| (e, png_of_text(&format!("Welcome {e} to our place"))))
+        .collect();
+    for (i, (a, pa)) in pictures.iter().enumerate() {
+        for (b, pb) in &pictures[i + 1..] {
+            assert!(pa != pb, "{a} and {b} give the same PNG");
+        }
+    }
+    // Same size for the three emoji (one advance each): their pixels differ where the emoji
+    // is drawn, and only in the text's row of the picture.
+    let (w, h, pizza) = &pictures[0].1;
+    for (name, (w2, h2, other)) in &pictures[1..3] {
+        assert_eq!((w, h), (w2, h2), "{name}");
+        let differing: Vec<usize> = pizza
+            .chunks_exact(3)
+            .zip(other.chunks_exact(3))
+            .enumerate()
+            .filter(|(_, (p, q))| p != q)
+            .map(|(i, _)| i / *w as usize)
+            .collect();
+        assert!(
+            differing.len() > 100,
+            "{name}: {} pixels differ",
+            differing.len()
+        );
+        let rows = differing.iter().max().unwrap() - differing.iter().min().unwrap();
+        assert!(rows < 2 * 20, "{name}: {rows} rows differ");
+    }
+    // The emoji is drawn: more text-coloured pixels than a flow without it.
+    let text = crate::style::palette(Theme::Light).text;
+    let inked = |pixels: &[u8]| {
+        pixels
+            .chunks_exact(3)
+            .filter(|p| *p != [255, 255, 255])
+            .count()
+    };
+    let (_, _, plain) = png_of_text("Welcome to our place");
+    assert!(inked(pizza) > inked(&plain) + 150, "🍕 adds no ink");
+    assert!(pizza.chunks_exact(3).any(|p| p == text.as_slice()));
+    // A character neither font has is written as its code point, so two of them differ,
+    // and the picture lists them.
+    let flow = json!({"version": 2, "id": "t", "steps": [
+        {"id": "hello", "kind": "message", "text": "你好 🍕 🦩"}]});
+    let picture = picture_of(&[flow], Direction::TD, Theme::Light);
+    assert_eq!(picture.missing_glyphs, vec!['你', '好', '🦩']);
+    assert_eq!(
+        picture.nodes[0].lines[1..].join(" "),
+        "message: ‹U+4F60›‹U+597D› 🍕 ‹U+1F9A9›"
+    );
 }
 
 #[test]

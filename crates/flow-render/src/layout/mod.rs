@@ -9,7 +9,7 @@
 //! no other box shares) and slanted only in the empty gaps between bands, so it never passes
 //! through a node.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use botmesh_flow_analyzer::{Direction, EdgeKind, Graph, IMPLICIT_END};
 
@@ -157,11 +157,13 @@ fn horizontal(direction: Direction) -> bool {
 /// Lays out a graph, or refuses one that needs more than [`MAX_LAYOUT_ITEMS`] items.
 pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Result<Picture, Error> {
     let horizontal = horizontal(options.direction);
+    // The characters neither embedded font draws, as they are met.
+    let mut missing = BTreeSet::new();
     let Input {
         nodes,
         labels,
         edges,
-    } = read_graph(font, graph);
+    } = read_graph(font, graph, &mut missing);
     let several = graph.flows.len() > 1;
 
     // 1. Cycle breaking: a depth-first search in node order; an edge to a node on the stack
@@ -219,7 +221,10 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
         graph
             .flows
             .iter()
-            .map(|flow| one_line(font, &displayable(font, flow.id), LABEL_FONT, TITLE_WIDTH))
+            .map(|flow| {
+                let title = displayable(font, flow.id, &mut missing);
+                one_line(font, &title, LABEL_FONT, TITLE_WIDTH)
+            })
             .collect()
     } else {
         Vec::new()
@@ -259,6 +264,7 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
             edges: drawn_edges,
         },
         crossings,
+        missing,
     ))
 }
 
@@ -399,7 +405,13 @@ struct Geometry {
 
 /// Turns the geometry to the direction, adds the cluster titles and moves everything into
 /// the margin.
-fn finish(font: &Font, options: &Options, geometry: Geometry, crossings: usize) -> Picture {
+fn finish(
+    font: &Font,
+    options: &Options,
+    geometry: Geometry,
+    crossings: usize,
+    missing: BTreeSet<char>,
+) -> Picture {
     let Geometry {
         height: layout_height,
         nodes,
@@ -519,6 +531,7 @@ fn finish(font: &Font, options: &Options, geometry: Geometry, crossings: usize) 
         edges: drawn_edges,
         labels: drawn_labels,
         crossings,
+        missing_glyphs: missing.into_iter().collect(),
     }
 }
 
@@ -530,8 +543,9 @@ struct Input {
     edges: Vec<(usize, usize, EdgeKind, Option<usize>)>,
 }
 
-/// Reads the nodes (each (flow, id) once) and the edges whose ends exist.
-fn read_graph(font: &Font, graph: &Graph<'_>) -> Input {
+/// Reads the nodes (each (flow, id) once) and the edges whose ends exist, adding the
+/// characters their text has that no font draws to `missing`.
+fn read_graph(font: &Font, graph: &Graph<'_>, missing: &mut BTreeSet<char>) -> Input {
     // Nodes, their lookup by (flow, id), and the first flow with each id.
     let mut nodes: Vec<NodeBox> = Vec::new();
     let mut lookup: BTreeMap<(usize, &str), usize> = BTreeMap::new();
@@ -543,7 +557,12 @@ fn read_graph(font: &Font, graph: &Graph<'_>) -> Input {
                 continue;
             }
             lookup.insert((f, node.id), nodes.len());
-            nodes.push(node_box(font, f, node.id, node.kind, &node.label));
+            nodes.push(node_box(
+                font,
+                f,
+                (node.id, node.kind, &node.label),
+                missing,
+            ));
         }
     }
     // Edges (source, target, kind, label) and self-loops.
@@ -567,7 +586,7 @@ fn read_graph(font: &Font, graph: &Graph<'_>) -> Input {
             let label = edge
                 .label
                 .as_deref()
-                .map(|text| displayable(font, text))
+                .map(|text| displayable(font, text, missing))
                 .filter(|text| !text.is_empty())
                 .map(|text| {
                     let lines = wrap(font, &text, LABEL_FONT, LABEL_TEXT_WIDTH, LABEL_TEXT_LINES);
@@ -595,8 +614,14 @@ fn read_graph(font: &Font, graph: &Graph<'_>) -> Input {
     }
 }
 
-/// The text and size of a node.
-fn node_box(font: &Font, flow: usize, id: &str, kind: &'static str, label: &str) -> NodeBox {
+/// The text and size of a node: (id, kind, text), adding the characters no font draws to
+/// `missing`.
+fn node_box(
+    font: &Font,
+    flow: usize,
+    (id, kind, label): (&str, &'static str, &str),
+    missing: &mut BTreeSet<char>,
+) -> NodeBox {
     let shape = Shape::of_kind(kind);
     let mut lines = Vec::new();
     if id == IMPLICIT_END {
@@ -604,11 +629,11 @@ fn node_box(font: &Font, flow: usize, id: &str, kind: &'static str, label: &str)
     } else {
         lines.push(one_line(
             font,
-            &displayable(font, id),
+            &displayable(font, id, missing),
             NODE_FONT,
             NODE_TEXT_WIDTH,
         ));
-        let text = displayable(font, label);
+        let text = displayable(font, label, missing);
         let body = if text.is_empty() {
             kind.to_owned()
         } else {
