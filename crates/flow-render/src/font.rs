@@ -70,6 +70,24 @@ pub(crate) fn font() -> Result<&'static Font, Error> {
     .ok_or(Error::Font)
 }
 
+impl Face {
+    /// The font file.
+    pub(crate) fn data(self) -> &'static [u8] {
+        match self {
+            Self::Text => FONT_DATA,
+            Self::Emoji => EMOJI_DATA,
+        }
+    }
+
+    /// The family name the SVG gives the font (the name inside the file).
+    pub(crate) fn family(self) -> &'static str {
+        match self {
+            Self::Text => "FlowSans",
+            Self::Emoji => "FlowEmoji",
+        }
+    }
+}
+
 impl Font {
     /// The parsed font a glyph comes from.
     pub(crate) fn face(&self, face: Face) -> &ttf_parser::Face<'static> {

@@ -129,6 +129,7 @@ mod pages;
 mod picture;
 mod png;
 mod style;
+mod subset;
 mod svg;
 mod text;
 
@@ -149,6 +150,7 @@ pub use layout::{MAX_LAYOUT_ITEMS, Options};
 pub use pages::{DEFAULT_MAX_SIZE, Framed, MAX_MAX_SIZE, MIN_MAX_SIZE, Page, Paging};
 pub use picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
 pub use png::{MAX_FLOOR_PIXELS, MAX_PIXELS, MAX_SIDE, TEXT_FLOOR};
+pub use subset::base64;
 pub use svg::FONT_FAMILY;
 
 /// Lays out a graph (from [`botmesh_flow_analyzer::describe`]).

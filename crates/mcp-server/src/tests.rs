@@ -1339,20 +1339,6 @@ fn flow_render_of_an_invalid_document_is_valid_false_without_a_picture() {
 }
 
 #[test]
-fn base64_matches_rfc_4648_test_vectors() {
-    for (input, output) in [
-        ("", ""),
-        ("f", "Zg=="),
-        ("fo", "Zm8="),
-        ("foob", "Zm9vYg=="),
-        ("fooba", "Zm9vYmE="),
-        ("foobar", "Zm9vYmFy"),
-    ] {
-        assert_eq!(crate::tools::base64(input.as_bytes()), output);
-    }
-}
-
-#[test]
 fn document_text_gives_positions_and_a_text_that_is_not_json_is_invalid() {
     let text = "{\n  \"version\": 2,\n  \"id\": \"t\",\n  \"steps\": [\n    { \"id\": \"a\", \"kind\": \"message\", \"text\": \"hi\", \"goto\": \"b\" },\n    { \"id\": \"b\", \"kind\": \"end\" },\n    { \"id\": \"c\", \"kind\": \"end\" }\n  ]\n}\n";
     let out = answers(

@@ -196,7 +196,7 @@ pub(super) fn flow_render() -> Tool {
                 nodes.iter().map(|&n| picture.nodes[n].id.clone()).collect()
             };
             let png = |bytes: Vec<u8>| LeadingContent::Image {
-                data: base64(&bytes),
+                data: render::base64(&bytes),
                 mime_type: "image/png",
             };
             let (width, height, leading, extra) = if svg {
@@ -376,26 +376,4 @@ fn count(n: usize, noun: &str) -> String {
     } else {
         format!("{n} {noun}s")
     }
-}
-
-/// Standard base64 with padding (RFC 4648 §4).
-pub(crate) fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
