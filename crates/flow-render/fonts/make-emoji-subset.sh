@@ -23,20 +23,7 @@ pyftsubset "$source_font" \
   --no-hinting --desubroutinize --layout-features='' \
   --drop-tables+=GSUB,GPOS,GDEF,STAT,vhea,vmtx,gasp,DSIG \
   --output-file="$tmp/subset.ttf"
-python3 - "$tmp/subset.ttf" "$here/FlowEmoji-Regular.ttf" <<'PY'
-import sys
-from fontTools.ttLib import TTFont
-font = TTFont(sys.argv[1], recalcTimestamp=False)
-names = font["name"]
-keep = {0, 2, 13, 14}
-names.names = [r for r in names.names if r.nameID in keep]
-for platform, encoding, language in ((3, 1, 0x409),):
-    names.setName("FlowEmoji", 1, platform, encoding, language)
-    names.setName("FlowEmoji Regular", 4, platform, encoding, language)
-    names.setName("Version 3.006; subset of Noto Emoji for botmesh-flow-render", 5, platform, encoding, language)
-    names.setName("FlowEmoji-Regular", 6, platform, encoding, language)
-    names.setName("Copyright 2013-2026 Google LLC. Modified (subset, renamed) for botmesh-flow-render.", 0, platform, encoding, language)
-font["head"].created = font["head"].modified = 0
-font.save(sys.argv[2], reorderTables=True)
-PY
+python3 "$here/rename-font.py" "$tmp/subset.ttf" "$here/FlowEmoji-Regular.ttf" FlowEmoji \
+  "Version 3.006; subset of Noto Emoji for botmesh-flow-render" \
+  "Copyright 2013-2026 Google LLC. Modified (subset, renamed) for botmesh-flow-render."
 echo "wrote $here/FlowEmoji-Regular.ttf ($(wc -c <"$here/FlowEmoji-Regular.ttf") bytes, $(wc -l <"$tmp/unicodes.txt") ranges)"
