@@ -32,8 +32,8 @@
 //! 1. **Cycles.** A depth-first search from the nodes in document order (the entry first)
 //!    reverses each edge that goes back to a node on its stack; such an edge (a retry, a `goto`
 //!    back) is drawn back, its arrow pointing against the direction.
-//! 2. **Layers.** Longest path, every edge two layers long; sources are pulled down next to
-//!    their successors. Nodes sit on even layers; odd layers hold only the points an edge
+//! 2. **Layers.** Network simplex (the least total edge length), every edge two layers
+//!    long. Nodes sit on even layers; odd layers hold only the points an edge
 //!    passes through and the edge labels, so a label is laid out like a box of its own.
 //!    The items this makes (a box per node, a point for each layer an edge crosses) are
 //!    counted first: a set that needs more than [`MAX_LAYOUT_ITEMS`] is refused with
@@ -53,10 +53,11 @@
 //!    improvement. The order with the fewest crossings, counted exactly, wins; among those,
 //!    the one whose edges run least sideways (the sum of the differences of their ends'
 //!    places); on a tie, the first found.
-//! 4. **Coordinates.** Each layer in turn is placed as close as its order allows to the
-//!    weighted mean of its neighbours (a weighted isotonic regression, solved exactly by
-//!    pooling adjacent violators), sweeping down and up; edge points weigh most, so long edges
-//!    run straight. Everything is whole pixels (`i64`): no float is ever formatted.
+//! 4. **Coordinates.** Brandes and Köpf: four alignments (each item lined up with the median
+//!    of its neighbours above or below, from the left or from the right, long edges first),
+//!    each packed as tight as it allows; each item at the mean of its places in the narrowest
+//!    and in the narrowest of the other side (when at most 10 % wider), so long edges run
+//!    straight and a long flow does not drift sideways. Everything is whole pixels (`i64`): no float is ever formatted.
 //! 5. **Edges.** An edge runs vertically through each layer's band at its own point (no other
 //!    box shares that `x`) and slants only in the empty gaps between bands, so it never passes
 //!    through a node; the ends of edges on one side of a node are spread along it, and a
