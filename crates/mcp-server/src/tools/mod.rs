@@ -6,9 +6,6 @@ mod render;
 mod simulate;
 mod test;
 
-#[cfg(test)]
-pub(crate) use render::base64;
-
 use crate::catalogue::{Catalogue, ToolError, ToolOutput};
 use serde_json::{Map, Value, json};
 
