@@ -2,13 +2,19 @@
 // and themes, `botmesh-mcp render` writes the SVG and the PNG; Debian's headless Chromium shows
 // the SVG at the PNG's own scale (viewport = the SVG's width x height, device scale factor = the
 // PNG's pixels per unit) and takes a screenshot, which must be the PNG's size and nearly the
-// same pixels (compare.mjs). Chromium must draw every text with Liberation Sans (the font our
-// embedded FlowSans is cut from) and the SVG must paint every pixel itself (a transparent
-// screenshot background stays invisible).
+// same pixels (compare.mjs). Chromium must draw every text with the fonts the SVG embeds
+// (FlowSans, and FlowEmoji for emoji: the glyphs each picture uses, as base64 @font-face) and
+// the SVG must paint every pixel itself (a transparent screenshot background stays invisible).
+//
+// Then the same SVGs in a Chromium that sees only the DejaVu fonts (issue 41: a fontconfig
+// file naming only their directory, FONTCONFIG_FILE): every text's bounding box must lie
+// inside its box (the node, label or cluster shape drawn just before it), and the text must
+// still be drawn with the embedded fonts.
 //
 // Then a self-check: deliberately wrong pictures (another theme, another direction of the same
 // size, another size, one label moved by one or two units, one arrow head or one edge left out)
-// must each fail the same test, so a pass means something.
+// must each fail the same test, and an SVG without its embedded fonts must overflow its boxes
+// with DejaVu only, so a pass means something.
 //
 // Usage: node check.mjs [--binary PATH] [--keep DIR]
 //   --binary  the botmesh-mcp binary (default: target/release/botmesh-mcp of this repository)
@@ -16,7 +22,7 @@
 // Prints one line of figures per picture; exits 1 when a picture differs or a wrong picture
 // passes, 2 when something could not run.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -43,7 +49,7 @@ const work = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'svg-browser-'));
 mkdirSync(work, { recursive: true });
 
 // The documents: the example flow (the README's picture), one with loops, two with subflows,
-// every step kind, and hostile labels (escaping, emoji and CJK drawn as squares).
+// every step kind, and hostile labels (escaping, emoji drawn, CJK written as code points).
 const example = readFileSync(join(root, 'crates/flow-schema/src/example.rs'), 'utf8')
   .match(/pub const EXAMPLE_FLOW_DOCUMENT: &str = r#"([\s\S]*?)"#;/);
 if (!example) {
@@ -130,6 +136,9 @@ function partScale(pngWidth, units) {
 
 const readPng = (path) => PNG.sync.read(readFileSync(path));
 
+/** The font families the SVG embeds (crates/flow-render/src/svg.rs). */
+const EMBEDDED = ['FlowEmoji', 'FlowSans'];
+
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
@@ -176,9 +185,9 @@ async function check(svgPath, pngPath, shotPath, part = false) {
     for (let x = 0; x < png.width; x++) if (shot.data[(y * shot.width + x) * 4 + 3] !== 255) transparent++;
   }
   if (transparent) problems.push(`${transparent} pixels of the screenshot are not painted by the SVG`);
-  const other = fonts.filter((f) => f !== 'Liberation Sans');
+  const other = fonts.filter((f) => !EMBEDDED.includes(f));
   if (fonts.length === 0) problems.push('Chromium reported no font for the text');
-  if (other.length) problems.push(`Chromium drew text with ${other.join(', ')}, not Liberation Sans`);
+  if (other.length) problems.push(`Chromium drew text with ${other.join(', ')}, not the embedded ${EMBEDDED.join(' and ')}`);
   const figures = compare(png, shot, png.width, png.height);
   for (const key of failures(figures)) problems.push(`${key} ${format(key, figures[key])} over ${format(key, LIMITS[key])}`);
   return { problems, figures, fonts, size, scale };
@@ -274,8 +283,84 @@ for (const [what, svgPath, pngPath] of wrong) {
   detected ? caught++ : failed++;
   console.log(`${detected ? 'ok  ' : 'FAIL'} self-check, ${what}: ${figuresText(result)} -- ${detected ? `fails as it must: ${result.problems.join('; ')}` : 'PASSES: the check cannot see it'}`);
 }
+// DejaVu only: a fontconfig file that names one directory, holding the fonts of Debian's
+// fonts-dejavu-core (DejaVu Sans, Sans Mono and Serif), so Chromium sees no other font.
+const fontsDir = join(work, 'dejavu-core');
+mkdirSync(fontsDir, { recursive: true });
+const core = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSansMono.ttf', 'DejaVuSansMono-Bold.ttf', 'DejaVuSerif.ttf', 'DejaVuSerif-Bold.ttf'];
+for (const file of core) copyFileSync(join('/usr/share/fonts/truetype/dejavu', file), join(fontsDir, file));
+const fontconfig = join(work, 'fonts-dejavu-only.conf');
+writeFileSync(fontconfig, `<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+  <dir>${fontsDir}</dir>
+  <cachedir>${join(work, 'fontconfig-cache')}</cachedir>
+</fontconfig>
+`);
+const dejavu = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  env: { ...process.env, FONTCONFIG_FILE: fontconfig },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--hide-scrollbars'],
+});
+
+/**
+ * Opens an SVG in the DejaVu-only Chromium and measures every text against its box (the last
+ * rect or polygon before it: the node's shape, the label's box, the cluster's frame). Returns
+ * `{ problems, texts, worst, fonts }`: `worst` is the farthest a text reaches outside its box,
+ * in units.
+ */
+async function fits(svgPath) {
+  const svg = readFileSync(svgPath, 'utf8');
+  const [width, height] = svgSize(svg);
+  const context = await dejavu.newContext({ viewport: { width, height } });
+  const page = await context.newPage();
+  await page.goto(pathToFileURL(svgPath).href);
+  await page.evaluate(() => document.fonts.ready);
+  const fonts = await textFonts(page);
+  const measured = await page.evaluate(() => {
+    const out = [];
+    for (const text of document.querySelectorAll('text')) {
+      let box = text.previousElementSibling;
+      while (box && !['rect', 'polygon'].includes(box.tagName)) box = box.previousElementSibling;
+      if (!box) { out.push({ text: text.textContent, over: Infinity }); continue; }
+      const t = text.getBBox();
+      const b = box.getBBox();
+      const over = Math.max(b.x - t.x, t.x + t.width - (b.x + b.width), b.y - t.y, t.y + t.height - (b.y + b.height));
+      out.push({ text: text.textContent, over });
+    }
+    return out;
+  });
+  await context.close();
+  const problems = [];
+  const outside = measured.filter((m) => m.over > 0.5);
+  for (const m of outside.slice(0, 3)) problems.push(`"${m.text}" reaches ${m.over.toFixed(1)} units outside its box`);
+  if (outside.length > 3) problems.push(`and ${outside.length - 3} more texts outside their boxes`);
+  const worst = Math.max(...measured.map((m) => m.over));
+  return { problems, texts: measured.length, worst, fonts };
+}
+
+console.log(`DejaVu only (${fontsDir}, FONTCONFIG_FILE):`);
+for (const [name, { svgPath }] of Object.entries(pictures)) {
+  const result = await fits(svgPath);
+  const other = result.fonts.filter((f) => !EMBEDDED.includes(f));
+  if (other.length) result.problems.push(`Chromium drew text with ${other.join(', ')}, not the embedded fonts`);
+  const ok = result.problems.length === 0;
+  ok ? passed++ : failed++;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${result.texts} texts, the nearest ${(-result.worst).toFixed(1)} units inside its box, drawn with ${result.fonts.join(', ')}${ok ? '' : ` -- ${result.problems.join('; ')}`}`);
+}
+{
+  // Self-check: the SVG without its embedded fonts, as before issue 41, must overflow.
+  const stripped = edited(pictures['example-td-light'].svgPath, 'no-fonts', (svg) => svg.replace(/<style>[\s\S]*?<\/style>\n/, ''));
+  const result = await fits(stripped);
+  const detected = result.problems.length > 0;
+  detected ? caught++ : failed++;
+  console.log(`${detected ? 'ok  ' : 'FAIL'} self-check, the example without its embedded fonts, DejaVu only: drawn with ${result.fonts.join(', ')} -- ${detected ? `fails as it must: ${result.problems.join('; ')}` : 'PASSES: the check cannot see it'}`);
+}
+await dejavu.close();
+
 await browser.close();
 if (!keep) rmSync(work, { recursive: true, force: true });
-console.log(`svg-browser: ${passed} pictures match, ${caught} of ${wrong.length} wrong pictures caught, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`svg-browser: ${passed} pictures match, ${caught} of ${wrong.length + 1} wrong pictures caught, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`browser: ${passed + caught} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

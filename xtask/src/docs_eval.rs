@@ -1,14 +1,19 @@
-//! `cargo xtask docs-eval`: the docs-search evaluations vendored in `eval/` (the FastAPI docs
-//! and the React docs, each in English and Spanish, 90 known-item queries each, decoys in
-//! excluded folders) run against the release binary over MCP stdio, beside each harness's own
-//! BM25 baseline. For every set it prints one table: all queries, the odd-numbered ones (the
-//! tuning half) and the even-numbered ones (the held-out half), each for every query and for
-//! the natural-language ones (`kind=nl`), MRR@10, R@1 and R@10, ours and BM25's.
+//! `cargo xtask docs-eval`: the docs-search evaluations vendored in `eval/` (the FastAPI, React
+//! and Slidev docs, each in English and Spanish, 90 known-item queries each, decoys in excluded
+//! folders) run against the release binary over MCP stdio, beside each harness's own BM25
+//! baseline. For every set it prints one table: all queries, the English and the Spanish half
+//! (`lang=en` or `es`; a `cross` query, an identifier whose answers are in both languages,
+//! counts in both), the odd-numbered queries (the tuning half) and the even-numbered ones (the
+//! held-out half), each for every query, the natural-language ones (`kind=nl`) and, in a set
+//! that tags them, the `ref-section` ones (plain questions whose answer is a short section named
+//! by an identifier); MRR@10, R@1 and R@10, ours and BM25's.
 //!
-//! `--check` also holds the floors of [`SETS`] (CI runs it: `.ci/parts/docs-eval.sh`): per
-//! set, the whole set's MRR@10 and R@1 and the natural-language queries' MRR@10 at least the
-//! set's floors; R@10 of every harness group at least BM25's; and no leak (a result from an
-//! excluded folder) nor error.
+//! `--check` also holds the floors (CI runs it: `.ci/parts/docs-eval.sh`): per set of [`SETS`],
+//! the whole set's MRR@10 and R@1 and the natural-language queries' MRR@10, and the MRR@10 of
+//! each language half's queries, natural-language ones and `ref-section` ones, at least the
+//! set's floors; for every set, also one given with `--eval`, the MRR@10 of each of those
+//! half groups at least BM25's, R@10 of every harness group at least BM25's, and no leak (a
+//! result from an excluded folder) nor error.
 //!
 //! Options: `--set NAME` (only that set of [`SETS`]; repeatable), `--eval DIR` (instead, a
 //! harness folder of the same format, e.g. a set kept outside the repository: no floors but
@@ -21,6 +26,17 @@ use std::error::Error;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// Floors of MRR@10 in one language half of a set.
+#[derive(Debug, Clone, Copy)]
+struct HalfFloors {
+    /// Over the half's queries.
+    all: f64,
+    /// Over its natural-language queries (`kind=nl`).
+    nl: f64,
+    /// Over its `ref-section` queries, in a set that tags them.
+    ref_section: Option<f64>,
+}
 
 /// One vendored evaluation set and its floors.
 #[derive(Debug, Clone, Copy)]
@@ -35,38 +51,111 @@ struct Set {
     r1: f64,
     /// Floor of MRR@10 over its natural-language queries (`kind=nl`).
     nl_mrr: f64,
+    /// Floors of its English half, then of its Spanish half (see [`halves`]).
+    halves: [HalfFloors; 2],
 }
 
 /// The vendored sets, with floors just under what the engine reaches.
-const SETS: [Set; 2] = [
+const SETS: [Set; 3] = [
     Set {
         name: "fastapi",
         dir: "eval/docs-search-fastapi",
-        mrr: 0.72,
+        mrr: 0.73,
         r1: 0.65,
-        nl_mrr: 0.56,
+        nl_mrr: 0.57,
+        halves: [
+            HalfFloors {
+                all: 0.79,
+                nl: 0.64,
+                ref_section: None,
+            },
+            HalfFloors {
+                all: 0.73,
+                nl: 0.49,
+                ref_section: None,
+            },
+        ],
     },
     Set {
         name: "react",
         dir: "eval/docs-search-react",
-        mrr: 0.69,
-        r1: 0.61,
-        nl_mrr: 0.56,
+        mrr: 0.72,
+        r1: 0.63,
+        nl_mrr: 0.60,
+        halves: [
+            HalfFloors {
+                all: 0.75,
+                nl: 0.63,
+                ref_section: None,
+            },
+            HalfFloors {
+                all: 0.73,
+                nl: 0.55,
+                ref_section: None,
+            },
+        ],
+    },
+    Set {
+        name: "slidev",
+        dir: "eval/docs-search-slidev",
+        mrr: 0.65,
+        r1: 0.58,
+        nl_mrr: 0.49,
+        halves: [
+            HalfFloors {
+                all: 0.71,
+                nl: 0.53,
+                ref_section: Some(0.43),
+            },
+            HalfFloors {
+                all: 0.66,
+                nl: 0.45,
+                ref_section: Some(0.30),
+            },
+        ],
     },
 ];
 
 /// One table of the harness: group name → metric name → value.
 type Table = BTreeMap<String, BTreeMap<String, f64>>;
 
-/// One query's outcome, from the harness's `ranks.tsv`.
+/// One query's outcome, from the harness's `ranks.tsv` (and its tags, from `queries.jsonl`).
 #[derive(Debug, Clone, PartialEq)]
 struct Ranked {
     /// The query's number (`q07` → 7).
     number: u32,
     /// Its kind (`nl`, `identifier`, ...).
     kind: String,
+    /// Its language (`en`, `es`, or `cross` for both).
+    lang: String,
+    /// Its tags (`ref-section`, ...).
+    tags: Vec<String>,
     /// The rank of the first correct section, if in the results.
     rank: Option<u32>,
+}
+
+/// A subset of a set's queries.
+type Filter = fn(&Ranked) -> bool;
+
+/// The halves of a set: all its queries, then its English and Spanish halves (a `cross` query
+/// is in both; the floors of [`Set::halves`] are theirs), then its odd and even halves.
+fn halves() -> [(&'static str, Filter); 5] {
+    [
+        ("all", |_| true),
+        ("en", |r| r.lang != "es"),
+        ("es", |r| r.lang != "en"),
+        ("odd (tuning)", |r| r.number % 2 == 1),
+        ("even (held out)", |r| r.number % 2 == 0),
+    ]
+}
+
+/// The groups of a half: all its queries, the natural-language ones and the `ref-section` ones.
+fn groups() -> [(&'static str, Filter); 3] {
+    [
+        ("ALL", |_| true),
+        ("nl", |r| r.kind == "nl"),
+        ("ref-section", |r| r.tags.iter().any(|t| t == "ref-section")),
+    ]
 }
 
 /// Runs the task.
@@ -133,13 +222,18 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
             "## {name} ({}): botmesh-mcp, all queries (the harness's table)\n{text}\n",
             dir.display()
         );
-        let ours_ranks = read_ranks(&out.join("botmesh.ranks.tsv"))?;
-        let bm25_ranks = read_ranks(&out.join("bm25.ranks.tsv"))?;
+        let tags = read_tags(&dir.join("queries.jsonl"))?;
+        let ours_ranks = read_ranks(&out.join("botmesh.ranks.tsv"), &tags)?;
+        let bm25_ranks = read_ranks(&out.join("bm25.ranks.tsv"), &tags)?;
         println!(
             "## {name}: ours / BM25 by half\n{}",
             halves_table(&ours_ranks, &bm25_ranks)
         );
-        for failure in floors(&ours, &bm25, set.as_ref()) {
+        let half_failures = half_floors(&ours_ranks, &bm25_ranks, set.as_ref());
+        for failure in floors(&ours, &bm25, set.as_ref())
+            .into_iter()
+            .chain(half_failures)
+        {
             failures.push(format!("{name}: {failure}"));
         }
     }
@@ -154,14 +248,28 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
             .iter()
             .filter_map(|(_, _, s)| s.as_ref())
             .map(|s| {
+                let half = |h: &HalfFloors| {
+                    let reference = h
+                        .ref_section
+                        .map(|r| format!(", ref-section >= {r}"))
+                        .unwrap_or_default();
+                    format!("{} (nl >= {}{reference})", h.all, h.nl)
+                };
                 format!(
-                    "{}: MRR@10 >= {}, R@1 >= {}, kind=nl MRR@10 >= {}",
-                    s.name, s.mrr, s.r1, s.nl_mrr
+                    "{}: MRR@10 >= {}, R@1 >= {}, kind=nl MRR@10 >= {}, en MRR@10 >= {}, \
+                     es MRR@10 >= {}",
+                    s.name,
+                    s.mrr,
+                    s.r1,
+                    s.nl_mrr,
+                    half(&s.halves[0]),
+                    half(&s.halves[1])
                 )
             })
             .collect();
         println!(
-            "floors held: {}{}R@10 >= BM25 in every group, no leaks, no errors",
+            "floors held: {}{}MRR@10 >= BM25 in every group of the en and es halves, \
+             R@10 >= BM25 in every harness group, no leaks, no errors",
             held.join("; "),
             if held.is_empty() { "" } else { "; " }
         );
@@ -237,18 +345,54 @@ fn parse_table(text: &str) -> Result<Table, Box<dyn Error>> {
     Ok(table)
 }
 
+/// The tags of every query of a harness's `queries.jsonl` (a JSON object per line, with
+/// `id` and optional `tags`), by id.
+fn read_tags(path: &Path) -> Result<BTreeMap<String, Vec<String>>, Box<dyn Error>> {
+    parse_tags(&std::fs::read_to_string(path)?)
+        .map_err(|e| format!("{}: {e}", path.display()).into())
+}
+
+/// See [`read_tags`].
+fn parse_tags(text: &str) -> Result<BTreeMap<String, Vec<String>>, Box<dyn Error>> {
+    let mut tags = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let query: serde_json::Value = serde_json::from_str(line)?;
+        let id = query["id"].as_str().ok_or("a query without an id")?;
+        let of_query = match &query["tags"] {
+            serde_json::Value::Null => Vec::new(),
+            serde_json::Value::Array(list) => list
+                .iter()
+                .map(|t| {
+                    t.as_str()
+                        .map(str::to_owned)
+                        .ok_or("a tag that is no string")
+                })
+                .collect::<Result<_, _>>()?,
+            _ => return Err(format!("query {id}: tags that are no list").into()),
+        };
+        tags.insert(id.to_owned(), of_query);
+    }
+    Ok(tags)
+}
+
 /// Reads the harness's `ranks.tsv` (a header, then `id kind lang rank ...` per query; a
-/// rank of `-` is a miss).
-fn read_ranks(path: &Path) -> Result<Vec<Ranked>, Box<dyn Error>> {
-    parse_ranks(&std::fs::read_to_string(path)?)
+/// rank of `-` is a miss), each query with its `tags`.
+fn read_ranks(
+    path: &Path,
+    tags: &BTreeMap<String, Vec<String>>,
+) -> Result<Vec<Ranked>, Box<dyn Error>> {
+    parse_ranks(&std::fs::read_to_string(path)?, tags)
 }
 
 /// See [`read_ranks`].
-fn parse_ranks(text: &str) -> Result<Vec<Ranked>, Box<dyn Error>> {
+fn parse_ranks(
+    text: &str,
+    tags: &BTreeMap<String, Vec<String>>,
+) -> Result<Vec<Ranked>, Box<dyn Error>> {
     let mut ranked = Vec::new();
     for line in text.lines().skip(1) {
         let cells: Vec<&str> = line.split('\t').collect();
-        let [id, kind, _, rank, ..] = cells.as_slice() else {
+        let [id, kind, lang, rank, ..] = cells.as_slice() else {
             return Err(format!("a short line in ranks.tsv: {line:?}").into());
         };
         let number = id
@@ -262,6 +406,8 @@ fn parse_ranks(text: &str) -> Result<Vec<Ranked>, Box<dyn Error>> {
         ranked.push(Ranked {
             number,
             kind: (*kind).to_owned(),
+            lang: (*lang).to_owned(),
+            tags: tags.get(*id).cloned().unwrap_or_default(),
             rank,
         });
     }
@@ -286,25 +432,22 @@ fn metrics<'a>(ranked: impl Iterator<Item = &'a Ranked>) -> (usize, [f64; 3]) {
     (n, sums.map(|s| s / n_f))
 }
 
-/// The per-half comparison: every (half, group) row with ours / BM25's MRR@10, R@1 and R@10.
+/// The per-half comparison: every (half, group) row with ours / BM25's MRR@10, R@1 and R@10
+/// (a group no query of the half is in has no row).
 fn halves_table(ours: &[Ranked], bm25: &[Ranked]) -> String {
     let mut text = format!(
-        "{:<22}{:>4}  {:>13}  {:>13}  {:>13}\n",
+        "{:<30}{:>4}  {:>13}  {:>13}  {:>13}\n",
         "half, group", "n", "MRR@10", "R@1", "R@10"
     );
-    type Filter = fn(&Ranked) -> bool;
-    let halves: [(&str, Filter); 3] = [
-        ("all", |_| true),
-        ("odd (tuning)", |r| r.number % 2 == 1),
-        ("even (held out)", |r| r.number % 2 == 0),
-    ];
-    let groups: [(&str, Filter); 2] = [("ALL", |_| true), ("nl", |r| r.kind == "nl")];
-    for (half, in_half) in halves {
-        for (group, in_group) in groups {
+    for (half, in_half) in halves() {
+        for (group, in_group) in groups() {
             let pick = |r: &&Ranked| in_half(r) && in_group(r);
             let (n, a) = metrics(ours.iter().filter(pick));
+            if n == 0 {
+                continue;
+            }
             let (_, b) = metrics(bm25.iter().filter(pick));
-            let mut row = format!("{:<22}{n:>4}", format!("{half}, {group}"));
+            let mut row = format!("{:<30}{n:>4}", format!("{half}, {group}"));
             for (x, y) in a.iter().zip(b) {
                 let mark = if *x + 1e-9 < y { '<' } else { ' ' };
                 let _ = write!(row, "  {x:.3} / {y:.3}{mark}");
@@ -314,6 +457,40 @@ fn halves_table(ours: &[Ranked], bm25: &[Ranked]) -> String {
         }
     }
     text
+}
+
+/// The floors of the language halves (`en`, `es`) that `ours` does not hold, described: in
+/// every group, MRR@10 at least BM25's, and at least `set`'s floors when given.
+fn half_floors(ours: &[Ranked], bm25: &[Ranked], set: Option<&Set>) -> Vec<String> {
+    let mut failures = Vec::new();
+    for (h, (half, in_half)) in halves().into_iter().enumerate().skip(1).take(2) {
+        let floors = set.map(|s| s.halves[h - 1]);
+        for (group, in_group) in groups() {
+            let pick = |r: &&Ranked| in_half(r) && in_group(r);
+            let floor = floors.and_then(|f| match group {
+                "ALL" => Some(f.all),
+                "nl" => Some(f.nl),
+                _ => f.ref_section,
+            });
+            let (n, [mrr, ..]) = metrics(ours.iter().filter(pick));
+            if n == 0 {
+                if floor.is_some() {
+                    failures.push(format!("{half}, {group}: no queries to hold a floor"));
+                }
+                continue;
+            }
+            let (_, [baseline, ..]) = metrics(bm25.iter().filter(pick));
+            if mrr + 1e-9 < baseline {
+                failures.push(format!(
+                    "{half}, {group} MRR@10 {mrr:.3} < BM25's {baseline:.3}"
+                ));
+            }
+            if let Some(floor) = floor.filter(|&floor| mrr + 1e-9 < floor) {
+                failures.push(format!("{half}, {group} MRR@10 {mrr:.3} < {floor:.3}"));
+            }
+        }
+    }
+    failures
 }
 
 /// The floors `ours` does not hold, described (`set`'s own, when given, then BM25's R@10 of
@@ -399,8 +576,16 @@ q01\tnl\ten\t1\t1\t0\ta\tx\t\n\
 q02\tnl\ten\t2\t1\t0\tb\tx\t\n\
 q03\tidentifier\tcross\t-\t0\t0\tc\t\t\n\
 q04\tphrase\tes\t4\t1\t0\td\tx\t\n";
-        let ranked = parse_ranks(tsv).unwrap();
+        let tags = parse_tags(
+            "{\"id\": \"q01\", \"q\": \"a\"}\n\
+             {\"id\": \"q02\", \"q\": \"b\", \"tags\": [\"ref-section\"]}\n\n",
+        )
+        .unwrap();
+        assert!(parse_tags("{\"id\": \"q01\", \"tags\": \"ref-section\"}").is_err());
+        let ranked = parse_ranks(tsv, &tags).unwrap();
         assert_eq!(ranked[2].rank, None);
+        assert_eq!(ranked[1].tags, ["ref-section"]);
+        assert!(ranked[0].tags.is_empty() && ranked[3].tags.is_empty());
         let (n, m) = metrics(ranked.iter());
         assert_eq!(n, 4);
         assert!((m[0] - (1.0 + 0.5 + 0.25) / 4.0).abs() < 1e-12);
@@ -408,8 +593,20 @@ q04\tphrase\tes\t4\t1\t0\td\tx\t\n";
         assert_eq!(m[2], 0.75);
         let table = halves_table(&ranked, &ranked);
         // Odd half: q01 (rank 1) and q03 (a miss).
-        assert!(table.contains("odd (tuning), ALL        2  0.500 / 0.500   0.500 / 0.500"));
+        assert!(
+            table.contains("odd (tuning), ALL                2  0.500 / 0.500   0.500 / 0.500")
+        );
+        // The English half: q01, q02 and the cross q03; its ref-section group: q02.
+        assert!(
+            table.contains("en, ALL                          3  0.500 / 0.500   0.333 / 0.333")
+        );
+        assert!(
+            table.contains("en, ref-section                  1  0.500 / 0.500   0.000 / 0.000")
+        );
+        // No Spanish ref-section query: no row.
+        assert!(!table.contains("es, ref-section"), "{table}");
         assert!(!table.contains('<'));
+        assert!(half_floors(&ranked, &ranked, None).is_empty());
         let worse: Vec<Ranked> = ranked
             .iter()
             .map(|r| Ranked {
@@ -418,6 +615,38 @@ q04\tphrase\tes\t4\t1\t0\td\tx\t\n";
             })
             .collect();
         assert!(halves_table(&worse, &ranked).contains("0.000 / 1.000<"));
-        assert!(parse_ranks("header only\n").is_err());
+        assert_eq!(
+            half_floors(&worse, &ranked, None),
+            [
+                "en, ALL MRR@10 0.000 < BM25's 0.500",
+                "en, nl MRR@10 0.000 < BM25's 0.750",
+                "en, ref-section MRR@10 0.000 < BM25's 0.500",
+                "es, ALL MRR@10 0.000 < BM25's 0.125",
+            ]
+        );
+        let set = Set {
+            halves: [
+                HalfFloors {
+                    all: 0.4,
+                    nl: 0.8,
+                    ref_section: Some(0.5),
+                },
+                HalfFloors {
+                    all: 0.1,
+                    nl: 0.0,
+                    ref_section: Some(0.5),
+                },
+            ],
+            ..SETS[2]
+        };
+        assert_eq!(
+            half_floors(&ranked, &ranked, Some(&set)),
+            [
+                "en, nl MRR@10 0.750 < 0.800",
+                "es, nl: no queries to hold a floor",
+                "es, ref-section: no queries to hold a floor",
+            ]
+        );
+        assert!(parse_ranks("header only\n", &tags).is_err());
     }
 }

@@ -12,11 +12,14 @@
 //! - `cargo xtask npm [--all-platforms]`: build the binaries and assemble the npm packages in
 //!   `target/npm/`.
 //! - `cargo xtask docs-eval [--check] [--set NAME] [--eval DIR]`: the docs-search evaluations
-//!   vendored in `eval/` (FastAPI, React) against the release binary (all queries, odd and even
-//!   halves, beside BM25), with per-set floors under `--check`.
+//!   vendored in `eval/` (FastAPI, React, Slidev) against the release binary (all queries, the
+//!   English and Spanish halves, the odd and even halves, beside BM25), with per-set floors
+//!   under `--check`.
 //! - `cargo xtask release <version | crate-order | publish-crates VERSION>`: the release steps
 //!   of `release.yml` (the version gate, the crates' publishing order, publishing to crates.io),
 //!   with the one lockstep rule of versions.
+//! - `cargo xtask ui [--check]`: build (or check) the MCP Apps view
+//!   `crates/mcp-server/ui/flow-view.html` from its sources in `tools/ui/` (needs Node and npm).
 //! - `cargo xtask tidy`: the project's structural rules (`tidy.rs` lists them; also a
 //!   `#[test]`).
 #![expect(
@@ -36,6 +39,7 @@ mod release;
 mod schema;
 mod tidy;
 mod tokens;
+mod ui;
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -64,9 +68,10 @@ fn try_main() -> Result<(), Box<dyn Error>> {
         Some("tidy") => tidy::run(&rest),
         Some("docs-eval") => docs_eval::run(&rest),
         Some("release") => release::run(&rest),
+        Some("ui") => ui::run(&rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <schema [--check] | picture [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | figures [--runs N] [--binary PATH] | npm [--locked] [--no-build] [--all-platforms] | tidy | docs-eval [--check] [--set NAME] [--eval DIR] [--binary PATH] | release <version [--dry-run] | crate-order [--check] | publish-crates VERSION [--dry-run]>>"
+                "usage: cargo xtask <schema [--check] | picture [--check] | dist [--locked] [--target TRIPLE] | inspect PLATFORM FILE | figures [--runs N] [--binary PATH] | npm [--locked] [--no-build] [--all-platforms] | tidy | ui [--check] | docs-eval [--check] [--set NAME] [--eval DIR] [--binary PATH] | release <version [--dry-run] | crate-order [--check] | publish-crates VERSION [--dry-run]>>"
             );
             Err("unknown or missing task".into())
         }

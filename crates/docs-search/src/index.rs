@@ -44,7 +44,9 @@ const SEPARATOR: u32 = u32::MAX;
 
 /// The ranking's weights, in one place so the ranking stays explainable.
 /// Tuned on the odd-numbered queries of the shared FastAPI set and on the
-/// project's own known items (`src/tests.rs`); see the crate docs.
+/// project's own known items (`src/tests.rs`); `coverage_b` on the three
+/// vendored sets, and checked leaving each set out in turn (DECISIONS.md);
+/// see the crate docs.
 #[derive(Debug, Clone, Copy)]
 struct Weights {
     /// BM25F: each field's weight (heading, body, code, context), the share
@@ -62,9 +64,16 @@ struct Weights {
     stem: f64,
     /// A function word (`the`, `de`) weighs this share of its IDF.
     stopword: f64,
-    /// Coverage bonus: this share of the query's total IDF, times the squared
-    /// share of that IDF the section's matched words hold.
+    /// Coverage bonus: this share of the total IDF of the query's words
+    /// (function words aside), times the squared share of that IDF the
+    /// section's matched words hold, over the section's length normalisation
+    /// (see `coverage_b`).
     coverage: f64,
+    /// The coverage bonus's length normalisation (`b`, as BM25's, over the
+    /// section's words in heading, body and code): a long section holds more
+    /// of the query's words by chance, so a short one holding as many is
+    /// better evidence.
+    coverage_b: f64,
     /// Heading bonus: the IDF of the query words found in the heading, times
     /// this, times the share of the heading's words they cover.
     heading_coverage: f64,
@@ -97,6 +106,7 @@ const WEIGHTS: Weights = Weights {
     stem: 0.5,
     stopword: 0.3,
     coverage: 1.0,
+    coverage_b: 0.3,
     heading_coverage: 1.0,
     phrase: 1.0,
     locale: 0.3,
@@ -244,6 +254,21 @@ fn read_pages(root: &Root, pages: &[&Listed], mut build: impl FnMut(ParsedPage, 
 /// Turns one parsed page into terms.
 fn build_page(dict: &mut Dict, listed: &Listed, parsed: ParsedPage, bytes: usize) -> Page {
     let ParsedPage { title, sections } = parsed;
+    // A part of an entry (`Usage` under each component) is searched as the entry's text.
+    let mut entries: Vec<markdown::RawSection> = Vec::with_capacity(sections.len());
+    for raw in sections {
+        match entries.last_mut() {
+            Some(entry) if raw.part => {
+                for (into, from) in [(&mut entry.text, raw.text), (&mut entry.code, raw.code)] {
+                    if !into.is_empty() && !from.is_empty() {
+                        into.push(' ');
+                    }
+                    into.push_str(&from);
+                }
+            }
+            _ => entries.push(raw),
+        }
+    }
     let title = title.unwrap_or_else(|| file_stem(&listed.rel).to_owned());
     let lang = lang_of(locale_of(&listed.rel));
     let stemmer = &stemmers()[lang];
@@ -263,7 +288,7 @@ fn build_page(dict: &mut Dict, listed: &Listed, parsed: ParsedPage, bytes: usize
     title_terms.extend(parts);
     title_terms.sort_unstable();
     title_terms.dedup();
-    let sections = sections
+    let sections = entries
         .into_iter()
         .map(|raw| {
             seq.clear();
@@ -344,6 +369,9 @@ struct Group {
     terms: Vec<GroupTerm>,
     /// The word's IDF, for coverage.
     idf: f64,
+    /// Whether the word is a function word (`the`, `de`): it counts little,
+    /// and not for coverage.
+    function: bool,
     /// Per stemming language of the section: the IDF times the factor of
     /// this kind of word (a function word, an identifier's part count less).
     weight: [f64; 2],
@@ -381,6 +409,8 @@ struct SectionScore {
     weight: f64,
     /// Sum of the IDF of the matched groups.
     matched_idf: f64,
+    /// Sum of the IDF of the matched groups that are no function words.
+    matched_content_idf: f64,
     /// Sum of the IDF of the groups found in the heading.
     heading_idf: f64,
     /// The current group's index plus one (0: none yet).
@@ -423,6 +453,9 @@ pub(crate) struct Index {
     /// weight over BM25F's length normalisation (`1 - b + b * length / mean
     /// length`), computed once per build.
     field_norms: Vec<[f64; FIELDS]>,
+    /// Section id → the coverage bonus's length normalisation, `1 / (1 - b + b
+    /// * length / mean length)` over its words in heading, body and code.
+    coverage_norms: Vec<f64>,
     /// Section id → index in `locales`.
     section_locale: Vec<u8>,
     /// Section id → stemming language.
@@ -630,6 +663,18 @@ impl Index {
                 norms
             })
             .collect();
+        let words = |length: &[u16; FIELDS]| {
+            f64::from(length[HEADING]) + f64::from(length[BODY]) + f64::from(length[CODE])
+        };
+        let mean_words = if lengths.is_empty() {
+            1.0
+        } else {
+            (lengths.iter().map(words).sum::<f64>() / lengths.len() as f64).max(1.0)
+        };
+        self.coverage_norms = lengths
+            .iter()
+            .map(|length| 1.0 / (1.0 - w.coverage_b + w.coverage_b * words(length) / mean_words))
+            .collect();
         self.postings = flat;
         self.postings_at = at;
         self.sections = sections;
@@ -786,13 +831,14 @@ impl Index {
                 groups.push(group);
             }
         };
-        let single = |term: u32, idf: f64, factor: f64| Group {
+        let single = |term: u32, idf: f64, factor: f64, function: bool| Group {
             terms: vec![GroupTerm {
                 term,
                 factor: 1.0,
                 lang: None,
             }],
             idf,
+            function,
             weight: [idf * factor; 2],
         };
         let all_stopwords = words(query).all(|(_, word)| is_stopword(&fold(word)));
@@ -805,7 +851,7 @@ impl Index {
                 match whole {
                     Some(id) => {
                         phrase.push(id);
-                        push(single(id, self.idf(id), w.stopword), &mut groups);
+                        push(single(id, self.idf(id), w.stopword, true), &mut groups);
                     }
                     None => phrase_ok = false,
                 }
@@ -817,7 +863,7 @@ impl Index {
             for part in &split {
                 fold_into(part, &mut folded);
                 if let Some(id) = self.known(&folded) {
-                    push(single(id, self.idf(id), part_factor), &mut groups);
+                    push(single(id, self.idf(id), part_factor, false), &mut groups);
                 }
             }
             if !split.is_empty() && whole.is_none() {
@@ -827,6 +873,7 @@ impl Index {
             let mut group = Group {
                 terms: Vec::new(),
                 idf: 0.0,
+                function: false,
                 weight: [0.0; 2],
             };
             let mut stem_idfs = [0.0; 2];
@@ -950,6 +997,12 @@ impl Index {
         let mut scores = std::mem::take(&mut self.scratch);
         scores.resize(self.sections.len(), SectionScore::default());
         let total_idf: f64 = query.groups.iter().map(|g| g.idf).sum();
+        let content_idf: f64 = query
+            .groups
+            .iter()
+            .filter(|g| !g.function)
+            .map(|g| g.idf)
+            .sum();
         // What a section holding the query's words in a row gains.
         let phrase_bonus = w.phrase * total_idf;
         let mut touched = Vec::new();
@@ -972,6 +1025,9 @@ impl Index {
                         a.weight = group.weight[self.section_lang(id)];
                         a.matched += 1;
                         a.matched_idf += group.idf;
+                        if !group.function {
+                            a.matched_content_idf += group.idf;
+                        }
                     }
                     a.tf += tf;
                     if posting & IN_HEADING != 0 && a.heading_group != mark {
@@ -991,12 +1047,13 @@ impl Index {
                 let a = &mut scores[i];
                 a.close_group(w.k1);
                 let a = *a;
-                let coverage = if total_idf > 0.0 {
-                    a.matched_idf / total_idf
+                let coverage = if content_idf > 0.0 {
+                    a.matched_content_idf / content_idf
                 } else {
-                    1.0
+                    0.0
                 };
-                let mut score = a.score + w.coverage * total_idf * coverage * coverage;
+                let mut score = a.score
+                    + w.coverage * content_idf * coverage * coverage * self.coverage_norms[i];
                 let heading_words = self.heading_words[i];
                 if a.heading_hits > 0 && heading_words > 0 {
                     let covered = (f64::from(a.heading_hits) / f64::from(heading_words)).min(1.0);
@@ -1180,9 +1237,9 @@ impl Index {
             }
         }
         // Per section: its (page, section) pair, locale, language, heading
-        // words, code flag, scratch score and field norms.
+        // words, code flag, scratch score, field norms and coverage norm.
         index_bytes += self.sections.len()
-            * (8 + 1 + 1 + 2 + 1 + std::mem::size_of::<SectionScore>() + 8 * FIELDS);
+            * (8 + 1 + 1 + 2 + 1 + std::mem::size_of::<SectionScore>() + 8 * FIELDS + 8);
         index_bytes += 8 * self.postings.len() + 4 * self.postings_at.len();
         index_bytes += self.dict.heap_bytes();
         IndexStats {

@@ -30,6 +30,9 @@ pub(crate) struct RawSection {
     pub(crate) anchor: String,
     /// Whether the anchor is the heading's own (written in the Markdown).
     pub(crate) explicit: bool,
+    /// Whether the section is a part of the entry above it (see [`mark_parts`]):
+    /// searched and read with that entry, not alone.
+    pub(crate) part: bool,
 }
 
 impl RawSection {
@@ -44,6 +47,7 @@ impl RawSection {
             start,
             anchor: String::new(),
             explicit: false,
+            part: false,
         }
     }
 }
@@ -295,7 +299,13 @@ const OPTIONS: Options = Options::ENABLE_TABLES
 /// parsed again without definition lists (the extension involved), and as
 /// plain text if that fails too.
 pub(crate) fn parse_safely(source: &str) -> (ParsedPage, Option<Fallback>) {
-    let attempt = |options| std::panic::catch_unwind(|| parse_at(source, 0, options));
+    let attempt = |options| {
+        std::panic::catch_unwind(|| {
+            let mut page = parse_at(source, 0, options);
+            mark_parts(&mut page.sections);
+            page
+        })
+    };
     if let Ok(page) = attempt(OPTIONS) {
         return (page, None);
     }
@@ -310,6 +320,45 @@ pub(crate) fn parse_safely(source: &str) -> (ParsedPage, Option<Fallback>) {
         }],
     };
     (page, Some(Fallback::PlainText))
+}
+
+/// Marks the sections that are parts of the entry above them: a section whose
+/// heading repeats on its page (case and spaces aside), directly under a
+/// heading of a lower level or under such parts of it. Reference pages give
+/// every entry the same sub-headings (`Usage` under each component of a
+/// component list, `Parameters`, `Returns` and `Caveats` under each function,
+/// `Fixes` under each release): such a heading names a part of the entry,
+/// not a topic, and a result named `Usage` would not say which entry it is.
+/// So a part is searched as the entry's text, and read with it
+/// ([`crate::DocsIndex::section`]).
+fn mark_parts(sections: &mut [RawSection]) {
+    let keys: Vec<String> = sections.iter().map(|s| heading_key(&s.heading)).collect();
+    let mut count: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    for (section, key) in sections.iter().zip(&keys) {
+        if section.level > 0 {
+            *count.entry(key).or_default() += 1;
+        }
+    }
+    // The level of the last section that is no part (0: none yet, or the text
+    // before the first heading).
+    let mut entry = 0;
+    for (section, key) in sections.iter_mut().zip(&keys) {
+        let repeated = section.level > 0 && count.get(key.as_str()).is_some_and(|&n| n > 1);
+        section.part = repeated && (1..section.level).contains(&entry);
+        if !section.part {
+            entry = section.level;
+        }
+    }
+}
+
+/// A heading's text as headings are compared: runs of whitespace as one
+/// space, lowercase (`Usage` and ` usage` are one heading).
+pub(crate) fn heading_key(heading: &str) -> String {
+    heading
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// [`parse_safely`] with `options`, for a page (`depth` 0) or an admonition's
@@ -845,6 +894,51 @@ mod tests {
             "item"
         "##]]
         .assert_eq(&shown);
+    }
+
+    #[test]
+    fn a_heading_repeated_under_each_entry_is_a_part_of_it() {
+        let parts = |source: &str| -> Vec<(String, bool)> {
+            parse(source)
+                .sections
+                .into_iter()
+                .map(|s| (s.heading, s.part))
+                .collect()
+        };
+        let shown = |source: &str| {
+            parts(source)
+                .iter()
+                .map(|(h, part)| if *part { format!("+{h}") } else { h.clone() })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        // A component list: each `Usage` (any case) belongs to the component above it.
+        assert_eq!(
+            shown(
+                "# Components\n\n## `Arrow`\n\nDraws.\n\n### Usage\n\nx\n\n## `Link`\n\nLinks.\n\n### usage\n\ny\n"
+            ),
+            "Components | Arrow | +Usage | Link | +usage"
+        );
+        // Several repeated sub-headings in a row belong to the same entry; a
+        // heading said once (`Example`) is an entry of its own, and so are
+        // the sections under it.
+        assert_eq!(
+            shown(
+                "## `f()`\n\n#### Parameters\n\n#### Returns\n\n## `g()`\n\n#### Parameters\n\n#### Returns\n\n### Example\n\n#### Parameters\n"
+            ),
+            "f() | +Parameters | +Returns | g() | +Parameters | +Returns | Example | +Parameters"
+        );
+        // Repeated siblings are no parts (nor is anything before the first heading).
+        assert_eq!(
+            shown("Intro.\n\n## Usage\n\n## Other\n\n## Usage\n"),
+            " | Usage | Other | Usage"
+        );
+        // A heading said once is never a part.
+        assert!(
+            parts("# A\n\n## B\n\n### C\n")
+                .iter()
+                .all(|(_, part)| !part)
+        );
     }
 
     #[test]

@@ -162,11 +162,11 @@ fn repetitions_count_but_saturate_and_long_sections_are_normalised() {
     .write("l.md", &long);
     let docs = DocsIndex::new(tree.path()).unwrap();
     let hits = docs.search("durabilidad", 10).unwrap();
-    // The short section that says it twice beats the long one that says it
-    // twenty times among 800 other words, and the sections of 40-odd words
-    // that say it three times; three mentions beat one in sections of the
-    // same length.
-    assert_eq!(paths(&hits), vec!["d.md", "a.md", "l.md", "b.md"]);
+    // The short section that says it twice beats the sections of 40-odd
+    // words that say it three times and once, and the long one that says it
+    // twenty times among 800 other words; three mentions beat one in
+    // sections of the same length.
+    assert_eq!(paths(&hits), vec!["d.md", "a.md", "b.md", "l.md"]);
     // Saturation: three mentions are worth less than three times one.
     assert!(hits[1].score < 3.0 * hits[2].score);
 }
@@ -243,7 +243,7 @@ fn a_section_that_shows_code_outranks_its_twin_in_prose() {
             "b.md",
             &format!("{prose}\n```json\n{{\"limit\": 3}}\n```\n"),
         )
-        .write("c.md", &format!("{prose}\n<<< @/snippets/limit.json\n"))
+        .write("c.md", &format!("{prose}\n<<< @/limit.json\n"))
         .write(
             "d.md",
             "# Limits\n\nNothing about it.\n\n```json\n{\"limit\": 3}\n```\n",
@@ -302,6 +302,66 @@ fn a_page_the_markdown_parser_fails_on_is_still_searchable() {
     let docs = DocsIndex::new(tree.path()).unwrap();
     assert_eq!(paths(&docs.search("quirky", 5).unwrap()), ["odd.md"]);
     assert_eq!(paths(&docs.search("ordinary", 5).unwrap()), ["fine.md"]);
+}
+
+#[test]
+fn a_plain_question_finds_the_short_reference_entry_named_by_an_identifier() {
+    // A configuration reference: short entries named by the option, each with
+    // the same `Usage` sub-heading; and a long API page full of the question's
+    // words.
+    let tree = TempTree::new();
+    tree.write(
+        "config/server-options.md",
+        "# Server Options\n\n\
+         ## `server.host`\n\nSpecify which IP addresses the server should listen on.\n\n\
+         ### Usage\n\n```js\nexport default { server: { host: true } }\n```\n\n\
+         ## `server.port`\n\nSpecify the server port. If the port is already used, the next free one is tried.\n\n\
+         ### Usage\n\n```js\nexport default { server: { port: 3030 } }\n```\n\n\
+         ## `canvasWidth`\n\nThe width of the slides' canvas, in pixels.\n",
+    );
+    let mut api = String::from("# JavaScript API\n\n## `createServer`\n\n");
+    for _ in 0..12 {
+        api.push_str(
+            "The dev server runs until you close it; you can change how the server starts, \
+             which files it watches, and how it reloads the page when a file changes. \
+             The object it returns has the resolved options, the URLs it runs on and the \
+             methods to restart or close it from your own script.\n\n",
+        );
+    }
+    api.push_str(
+        "```js\nconst server = await createServer({ port })\nawait server.listen()\n```\n",
+    );
+    tree.write("guide/api.md", &api);
+    // Guides that use the question's common words, as any docs tree does.
+    for (i, topic) in ["theme", "fonts", "layout", "notes", "export", "build"]
+        .iter()
+        .enumerate()
+    {
+        tree.write(
+            &format!("guide/g{i}.md"),
+            &format!(
+                "# The {topic}\n\n## Change the {topic}\n\nWhile the dev server runs, change the \
+                 {topic} and the page reloads. Each change runs the {topic} step again on the \
+                 server.\n"
+            ),
+        );
+    }
+    let docs = DocsIndex::new(tree.path()).unwrap();
+    let hits = docs
+        .search("how do I change the port the dev server runs on?", 5)
+        .unwrap();
+    assert_eq!(
+        (hits[0].path.as_str(), hits[0].heading.as_str()),
+        ("config/server-options.md", "server.port"),
+        "{hits:#?}"
+    );
+    // The entry is read with its `Usage`, which is no result of its own.
+    assert!(hits.iter().all(|h| h.heading != "Usage"), "{hits:#?}");
+    let entry = docs.section(&hits[0].path, &hits[0].anchor).unwrap();
+    assert!(entry.markdown.contains("port: 3030"), "{}", entry.markdown);
+    // An identifier heading's parts are words of the heading.
+    let hits = docs.search("canvas width", 5).unwrap();
+    assert_eq!(hits[0].heading, "canvasWidth");
 }
 
 #[test]
@@ -1105,7 +1165,7 @@ fn a_verbatim_root_serves_its_pages() {
 }
 
 #[test]
-fn a_section_is_read_alone_by_its_anchor_or_heading_with_its_heading_path() {
+fn a_section_is_read_by_its_anchor_or_heading_with_its_parts_and_heading_path() {
     let tree = TempTree::new();
     let page = "---\ntitle: Hooks\n---\nIntro before any heading.\n\n# Hooks\n\nAll hooks.\n\n\
 ## useState { #use-state }\n\nState.\n\n### Parameters\n\n`initialState`: the first value.\n\n\
@@ -1114,16 +1174,27 @@ fn a_section_is_read_alone_by_its_anchor_or_heading_with_its_heading_path() {
     tree.write("reference/hooks.md", page);
     let docs = DocsIndex::new(tree.path()).unwrap();
 
-    // Results carry the anchor to pass; repeated headings get unique ones.
+    // Results carry the anchor to pass. A heading repeated under each entry
+    // (`Parameters`) is a part of its entry: the entry is the result, and is
+    // read with its parts.
     let hits = docs.search("initialValue ref first value", 3).unwrap();
-    assert_eq!(hits[0].heading, "Parameters");
-    assert_eq!(hits[0].anchor, "parameters-1");
+    assert_eq!(hits[0].heading, "useRef");
+    assert_eq!(hits[0].anchor, "use-ref");
+    assert!(hits.iter().all(|h| h.heading != "Parameters"), "{hits:#?}");
     let section = docs.section("reference/hooks.md", &hits[0].anchor).unwrap();
     assert_eq!(
         section.markdown,
+        "## useRef {/*use-ref*/}\n\nRefs.\n\n### Parameters\n\n`initialValue`: the ref's first value.\n\n\
+```js\n# not a heading\n```\n\n### Parameters\n\nA third one.\n"
+    );
+    assert_eq!(section.heading_path, ["Hooks", "useRef"]);
+    // A part asked for by its own (unique) anchor is read alone.
+    let part = docs.section("reference/hooks.md", "parameters-1").unwrap();
+    assert_eq!(
+        part.markdown,
         "### Parameters\n\n`initialValue`: the ref's first value.\n\n```js\n# not a heading\n```\n\n"
     );
-    assert_eq!(section.heading_path, ["Hooks", "useRef", "Parameters"]);
+    assert_eq!(part.heading_path, ["Hooks", "useRef", "Parameters"]);
     assert_eq!(
         docs.section("reference/hooks.md", "parameters-2")
             .unwrap()
@@ -1142,7 +1213,10 @@ fn a_section_is_read_alone_by_its_anchor_or_heading_with_its_heading_path() {
         let section = docs.section("reference/hooks.md", asked).unwrap();
         assert_eq!(section.heading, "useState", "{asked}");
         assert_eq!(section.anchor, "use-state");
-        assert_eq!(section.markdown, "## useState { #use-state }\n\nState.\n\n");
+        assert_eq!(
+            section.markdown,
+            "## useState { #use-state }\n\nState.\n\n### Parameters\n\n`initialState`: the first value.\n\n"
+        );
         assert_eq!(section.heading_path, ["Hooks", "useState"]);
     }
     assert_eq!(
@@ -1193,9 +1267,11 @@ fn a_mirrored_section_takes_one_place_and_names_its_copy() {
     let docs = DocsIndex::new(tree.path()).unwrap();
     let hits = docs.search("retryText", 5).unwrap();
     // Four sections hold the word, but the two mirrored pairs take one place each.
+    let mut found = paths(&hits);
+    found.sort_unstable();
     assert_eq!(
-        paths(&hits),
-        ["guide/retry.md", "guide/retry.md", "guide/other.md"]
+        found,
+        ["guide/other.md", "guide/retry.md", "guide/retry.md"]
     );
     let retries = hits.iter().find(|h| h.heading == "Retries").unwrap();
     assert_eq!(
@@ -1209,7 +1285,8 @@ fn a_mirrored_section_takes_one_place_and_names_its_copy() {
     let limits = hits.iter().find(|h| h.heading == "Limits").unwrap();
     assert_eq!(limits.mirrors[0].heading, "Límites");
     assert_eq!(limits.mirrors[0].anchor, "límites");
-    assert!(hits[2].mirrors.is_empty());
+    let other = hits.iter().find(|h| h.path == "guide/other.md").unwrap();
+    assert!(other.mirrors.is_empty());
     // A Spanish query shows the Spanish copy and names the English one.
     let es = docs.search("cuando se envia el retryText", 5).unwrap();
     assert_eq!(es[0].path, "es/guide/retry.md");

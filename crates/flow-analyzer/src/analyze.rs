@@ -244,14 +244,7 @@ pub fn analyze_located(
     });
     if let Some(map) = map {
         let keys: Vec<bool> = analysis.issues.iter().map(|i| i.at_key).collect();
-        for (list, at_key) in [("issues", Some(keys)), ("diagnostics", None)] {
-            if let Some(Value::Array(items)) = payload.get_mut(list) {
-                for (index, item) in items.iter_mut().enumerate() {
-                    let key = at_key.as_ref().is_some_and(|k| k.get(index) == Some(&true));
-                    add_location(item, map, key);
-                }
-            }
-        }
+        add_locations(&mut payload, map, &keys);
     }
     if let (Some(graph), Value::Object(map)) = (&analysis.graph, &mut payload) {
         match format {
@@ -267,6 +260,19 @@ pub fn analyze_located(
         }
     }
     payload
+}
+
+/// Adds the positions of the document's own findings to a payload's `issues` and `diagnostics`
+/// (either may be absent): [`add_location`] on each, `issue_at_key[i]` saying whether the i-th
+/// issue is about a key (an issue's `at_key`, which is not serialized).
+pub fn add_locations(payload: &mut Value, map: &SourceMap, issue_at_key: &[bool]) {
+    for (list, at_key) in [("issues", issue_at_key), ("diagnostics", &[][..])] {
+        if let Some(Value::Array(items)) = payload.get_mut(list) {
+            for (index, item) in items.iter_mut().enumerate() {
+                add_location(item, map, at_key.get(index) == Some(&true));
+            }
+        }
+    }
 }
 
 /// Adds `line`, `column`, `endLine`, `endColumn` to an issue or diagnostic of the document

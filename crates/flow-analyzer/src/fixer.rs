@@ -8,14 +8,20 @@
 //! `test` fails) is skipped. The loop ends when no allowed fix is left, when a document comes
 //! back that was already seen (two fixes undoing each other), or after [`FIX_ROUNDS_LIMIT`]
 //! rounds. Fixing a fixed document applies nothing (the property tests hold it to that).
+//! [`fix_text`] does the same on a document's text and writes the fixes back as minimal edits.
 
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 use serde_json::Value;
 
-use botmesh_flow_schema::{Applicability, Fix, apply_patch};
+use botmesh_flow_schema::{
+    Applicability, Fix, SyntaxError, apply_patch, edit_text, parse_with_positions,
+};
 
 use crate::analyze::{SourcedIssue, analyze_set};
+
+#[cfg(test)]
+mod tests;
 use crate::lint::Diagnostic;
 
 /// The most fixes one call applies (each is a validation and lint of the set).
@@ -98,6 +104,38 @@ pub fn fix_document(document: &Value, subflows: &[Value], include_unsafe: bool) 
         issues,
         diagnostics,
     }
+}
+
+/// The result of [`fix_text`]: the fixes of a document given as text, and the fixed text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextFixOutcome {
+    /// What [`fix_document`] did with the parsed document.
+    pub outcome: FixOutcome,
+    /// The text with every applied fix written as a minimal edit (`edit_text`: everything but
+    /// the fixed spots stays byte for byte), or `None` when some fix cannot be written so.
+    /// The text itself when no fix applied.
+    pub text: Option<String>,
+}
+
+/// [`fix_document`] on a document's text, as `botmesh-mcp check --fix` and `flow_fix` with
+/// `documentText` run it: parses the text, applies the allowed fixes, and writes each one
+/// into the text as a minimal edit, so the caller's indentation, key order and spacing stay.
+///
+/// # Errors
+///
+/// [`SyntaxError`] when the text is not JSON.
+pub fn fix_text(
+    text: &str,
+    subflows: &[Value],
+    include_unsafe: bool,
+) -> Result<TextFixOutcome, SyntaxError> {
+    let (document, _) = parse_with_positions(text)?;
+    let outcome = fix_document(&document, subflows, include_unsafe);
+    let text = outcome
+        .applied
+        .iter()
+        .try_fold(text.to_owned(), |text, fix| edit_text(&text, &fix.patch));
+    Ok(TextFixOutcome { outcome, text })
 }
 
 fn key(fix: &Fix) -> String {

@@ -104,15 +104,15 @@ mod vars;
 mod tests;
 
 pub use analyze::{
-    Analysis, AnalysisSummary, Format, SourcedIssue, add_location, analyze, analyze_located,
-    analyze_set,
+    Analysis, AnalysisSummary, Format, SourcedIssue, add_location, add_locations, analyze,
+    analyze_located, analyze_set,
 };
 /// Positions in a document's text (what [`FileReport::locate`] reads), from `botmesh-flow-schema`.
 pub use botmesh_flow_schema::{
     Applicability, Fix, Location, SourceMap, SyntaxError, edit_text, parse_with_positions,
 };
 pub use error::Error;
-pub use fixer::{AppliedFix, FIX_ROUNDS_LIMIT, FixOutcome, fix_document};
+pub use fixer::{AppliedFix, FIX_ROUNDS_LIMIT, FixOutcome, TextFixOutcome, fix_document, fix_text};
 pub use graph::{Edge, EdgeKind, FlowGraph, Graph, IMPLICIT_END, Node, describe};
 pub use lint::{BURST_LIMIT, Code, Diagnostic, Severity, lint, source_name};
 pub use mermaid::{

@@ -20,20 +20,7 @@ pyftsubset "$source_font" \
   --no-hinting --desubroutinize --layout-features='' \
   --drop-tables+=GSUB,GPOS,GDEF,kern,DSIG,gasp,prep,fpgm,cvt,FFTM \
   --output-file="$tmp/subset.ttf"
-python3 - "$tmp/subset.ttf" "$here/FlowSans-Regular.ttf" <<'PY'
-import sys
-from fontTools.ttLib import TTFont
-font = TTFont(sys.argv[1], recalcTimestamp=False)
-names = font["name"]
-keep = {0, 2, 13, 14}
-names.names = [r for r in names.names if r.nameID in keep]
-for platform, encoding, language in ((3, 1, 0x409),):
-    names.setName("FlowSans", 1, platform, encoding, language)
-    names.setName("FlowSans Regular", 4, platform, encoding, language)
-    names.setName("Version 2.1.5; subset of Liberation Sans for botmesh-flow-render", 5, platform, encoding, language)
-    names.setName("FlowSans-Regular", 6, platform, encoding, language)
-    names.setName("Copyright (c) 2012 Red Hat, Inc.; digitized data copyright (c) 2010 Google Corporation. Modified (subset, renamed) for botmesh-flow-render.", 0, platform, encoding, language)
-font["head"].created = font["head"].modified = 0
-font.save(sys.argv[2], reorderTables=True)
-PY
+python3 "$here/rename-font.py" "$tmp/subset.ttf" "$here/FlowSans-Regular.ttf" FlowSans \
+  "Version 2.1.5; subset of Liberation Sans for botmesh-flow-render" \
+  "Copyright (c) 2012 Red Hat, Inc.; digitized data copyright (c) 2010 Google Corporation. Modified (subset, renamed) for botmesh-flow-render."
 echo "wrote $here/FlowSans-Regular.ttf ($(wc -c <"$here/FlowSans-Regular.ttf") bytes)"

@@ -32,34 +32,37 @@
 //! 1. **Cycles.** A depth-first search from the nodes in document order (the entry first)
 //!    reverses each edge that goes back to a node on its stack; such an edge (a retry, a `goto`
 //!    back) is drawn back, its arrow pointing against the direction.
-//! 2. **Layers.** Longest path, every edge two layers long; sources are pulled down next to
-//!    their successors. Nodes sit on even layers; odd layers hold only the points an edge
+//! 2. **Layers.** Network simplex (the least total edge length), every edge two layers
+//!    long. Nodes sit on even layers; odd layers hold only the points an edge
 //!    passes through and the edge labels, so a label is laid out like a box of its own.
 //!    The items this makes (a box per node, a point for each layer an edge crosses) are
 //!    counted first: a set that needs more than [`MAX_LAYOUT_ITEMS`] is refused with
 //!    [`Error::TooManyItems`], so one picture stays within about 100 MB.
-//! 3. **Order.** Several starts: document order and the orders in which depth-first
-//!    searches reach the items (from the top and from the bottom, in document order or in
-//!    reverse, mirrored or not): ten for a graph of up to 1000 items (nodes, edge points,
-//!    labels), five above. From each, barycenter sweeps down and up (ties broken one way,
-//!    then the other), each followed by adjacent transpositions and sifting, until four rounds
-//!    bring no improvement; then every start again (the first only, above 1000 items) with
-//!    the out-edges of a step kept in document order where their barycenters tie. The order with the fewest crossings, counted
-//!    exactly, wins; among those, the one with the fewest pairs of out-edges (buttons, rows,
-//!    cases) drawn out of document order; on a tie, the first found. Last, each cluster's
-//!    mirror image and, for each step whose out-edges are still out of order, those edges
-//!    (with their points and the targets only they reach) put back in document order are
-//!    tried, and kept when no worse. Out-edges thus read left to right (top to bottom for
-//!    `LR`) in the order the user sees them wherever the search found that costs no crossing:
-//!    on the comparison harness, 343 of 1,799 steps with several out-edges are exceptions, all
-//!    on randomly jumping generated flows but two steps of one fixture.
-//! 4. **Coordinates.** Each layer in turn is placed as close as its order allows to the
-//!    weighted mean of its neighbours (a weighted isotonic regression, solved exactly by
-//!    pooling adjacent violators), sweeping down and up; edge points weigh most, so long edges
-//!    run straight. Everything is whole pixels (`i64`): no float is ever formatted.
+//! 3. **Order.** A rule first: the points of a step's out-edges (buttons, rows, cases with
+//!    `default` last, in document order) keep that order in every layer they cross, in every
+//!    order tried (after each barycenter sort they are put back in order among the places
+//!    they hold; transposition never swaps two of them, sifting never moves one past
+//!    another). So out-edges leave their step left to right (top to bottom for `LR` and `RL`)
+//!    in the order the customer sees them, never cross each other, and labels side by side
+//!    read in that order; crossings are reduced under the rule (Graphviz's `ordering=out`).
+//!    Several starts: document order and the orders in which depth-first searches reach the
+//!    items (from the top and from the bottom, in document order or in reverse, mirrored or
+//!    not): ten for a graph of up to 1000 items (nodes, edge points, labels), five above.
+//!    From each, barycenter sweeps down and up (ties broken one way, then the other), each
+//!    followed by adjacent transpositions and sifting, until four rounds bring no
+//!    improvement. The order with the fewest crossings, counted exactly, wins; among those,
+//!    the one whose edges run least sideways (the sum of the differences of their ends'
+//!    places); on a tie, the first found.
+//! 4. **Coordinates.** Brandes and Köpf: four alignments (each item lined up with the median
+//!    of its neighbours above or below, from the left or from the right, long edges first),
+//!    each packed as tight as it allows; each item at the mean of its places in the narrowest
+//!    and in the narrowest of the other side (when at most 10 % wider), so long edges run
+//!    straight and a long flow does not drift sideways. Everything is whole pixels (`i64`): no float is ever formatted.
 //! 5. **Edges.** An edge runs vertically through each layer's band at its own point (no other
 //!    box shares that `x`) and slants only in the empty gaps between bands, so it never passes
-//!    through a node; the ends of edges on one side of a node are spread along it.
+//!    through a node; the ends of edges on one side of a node are spread along it, and a
+//!    step's out-edges that leave by both sides (a button looping back beside one going on)
+//!    leave in document order across the two.
 //!    Self-loops are drawn beside their node, in room reserved for them.
 //! 6. **Clusters.** With several flows, each flow is a cluster: its items stay together in
 //!    every layer, in one left-to-right order of the clusters (with three or four clusters,
@@ -88,19 +91,29 @@
 //!
 //! # Text
 //!
-//! Text is measured and drawn with one embedded font, `fonts/FlowSans-Regular.ttf`: a 38 KB
+//! Text is measured and drawn with two embedded fonts. `fonts/FlowSans-Regular.ttf`: a 38 KB
 //! subset of Liberation Sans 2.1.5 (SIL Open Font License 1.1, `fonts/OFL.txt`; renamed, as
-//! the licence asks of a modified font with reserved names) made by `fonts/make-subset.sh`.
-//! It covers Latin (with Latin-1 and Extended-A), Greek, basic Cyrillic and common
-//! punctuation. Liberation Sans has Arial's advance widths, so the SVG's font stack names it,
-//! `Arimo` and `Arial` after `FlowSans`: a browser draws the SVG with the same widths. Text is
-//! placed by advance widths alone, so the SVG turns kerning off (`font-kerning: none`) and the
-//! PNG centres each line on its exact advance, as `text-anchor="middle"` does (CI compares the
-//! SVG in headless Chromium with the PNG, `.ci/parts/render-browser.sh`).
-//! A character outside the font (an emoji, CJK, Arabic…) is drawn as [`FALLBACK_CHAR`] (□),
-//! one per character; joiners, variation selectors, skin-tone modifiers and tags are dropped
-//! (so 👍🏽 is one □), control characters are dropped and white space collapses to one space.
-//! The SVG carries the same text, so both formats show the same thing.
+//! the licence asks of a modified font with reserved names) made by `fonts/make-subset.sh`,
+//! covering Latin (with Latin-1 and Extended-A), Greek, basic Cyrillic and common
+//! punctuation. For a character it lacks, `fonts/FlowEmoji-Regular.ttf`: a 294 KB subset of
+//! the monochrome Noto Emoji 3.006 (SIL Open Font License 1.1, `fonts/OFL-FlowEmoji.txt`;
+//! renamed, "Noto" being a trademark) made by `fonts/make-emoji-subset.sh`, with the 603 emoji
+//! of `fonts/emoji-set.txt` (faces, hands, hearts and the symbols business flows use), drawn
+//! in the text colour. A character neither has (CJK, Arabic, a rare emoji…) is written as its
+//! code point, `‹U+4F60›`, and listed in [`Picture::missing_glyphs`]; joiners, variation
+//! selectors, skin-tone modifiers, keycaps and tags are dropped (so 👍🏽 is 👍), control
+//! characters are dropped and white space collapses to one space. The SVG carries the same
+//! text, so both formats show the same thing.
+//!
+//! The SVG embeds its fonts: one `@font-face` per font its text uses, cut down to the
+//! characters drawn (`subset.rs`: glyphs renumbered, `glyf`, `loca`, `hmtx` and `cmap`
+//! written anew) as a base64 `data:` URL, so a browser draws the PNG's glyphs whatever fonts
+//! it has and the SVG refers to nothing outside itself; its font stack then names `Liberation
+//! Sans`, `Arimo` and `Arial` (Arial's advance widths) for a viewer that blocks `data:` fonts.
+//! Text is placed by advance widths alone, so the SVG turns kerning off (`font-kerning:
+//! none`) and the PNG centres each line on its exact advance, as `text-anchor="middle"` does
+//! (CI compares the SVG in headless Chromium with the PNG, and checks every text inside its
+//! box in a Chromium with DejaVu fonts only, `.ci/parts/render-browser.sh`).
 //!
 //! # Determinism
 //!
@@ -114,7 +127,8 @@
 //! - `ttf-parser` (no default features: no layout tables, no variable fonts): reads the
 //!   font's metrics and glyph outlines with no allocation and no `unsafe` in its parser; the
 //!   smallest maintained font reader (the `fontdue`/`ab_glyph` rasterizers bring their own,
-//!   and we already rasterize paths).
+//!   and we already rasterize paths). Cutting the fonts down for the SVG is ours
+//!   (`subset.rs`, under 300 lines): the subsetting crates bring shaping tables we drop.
 //! - `tiny-skia` (feature `std` only): antialiased path filling and stroking, the core of
 //!   `resvg`. `resvg` itself would parse the SVG we just wrote and bring a font database;
 //!   drawing the same shapes directly is smaller and faster.
@@ -129,6 +143,7 @@ mod pages;
 mod picture;
 mod png;
 mod style;
+mod subset;
 mod svg;
 mod text;
 
@@ -141,15 +156,15 @@ mod hostile_flow;
 #[cfg(test)]
 mod tests;
 
-use botmesh_flow_analyzer::{Graph, SourcedIssue, Value, analyze_set};
+use botmesh_flow_analyzer::{Diagnostic, Graph, SourcedIssue, Value, analyze_set};
 
 pub use botmesh_flow_analyzer::Direction;
 pub use error::Error;
-pub use font::FALLBACK_CHAR;
 pub use layout::{MAX_LAYOUT_ITEMS, Options};
 pub use pages::{DEFAULT_MAX_SIZE, Framed, MAX_MAX_SIZE, MIN_MAX_SIZE, Page, Paging};
 pub use picture::{DrawnCluster, DrawnEdge, DrawnLabel, DrawnNode, Picture, Rect, Shape, Theme};
 pub use png::{MAX_FLOOR_PIXELS, MAX_PIXELS, MAX_SIDE, TEXT_FLOOR};
+pub use subset::base64;
 pub use svg::FONT_FAMILY;
 
 /// Lays out a graph (from [`botmesh_flow_analyzer::describe`]).
@@ -178,6 +193,33 @@ impl Picture {
         2.0
     }
 
+    /// The characters of [`Picture::missing_glyphs`], each as its code point and itself
+    /// (`U+4F60 你`).
+    pub fn missing_glyph_names(&self) -> Vec<String> {
+        self.missing_glyphs
+            .iter()
+            .map(|&c| format!("U+{:04X} {c}", c as u32))
+            .collect()
+    }
+
+    /// One sentence naming the characters of [`Picture::missing_glyphs`] (none: `None`), for
+    /// the warnings of the tool and the CLI: `2 characters no embedded font draws are written
+    /// as code points: U+4F60 你, U+1F9A9 🦩.`
+    pub fn missing_glyphs_note(&self) -> Option<String> {
+        let list = self.missing_glyph_names();
+        match list.len() {
+            0 => None,
+            1 => Some(format!(
+                "1 character no embedded font draws is written as its code point: {}.",
+                list[0]
+            )),
+            n => Some(format!(
+                "{n} characters no embedded font draws are written as code points: {}.",
+                list.join(", ")
+            )),
+        }
+    }
+
     /// The size in pixels of [`Picture::to_png`] at `scale`.
     pub fn png_size(&self, scale: f32) -> (u32, u32) {
         let scale = png::fit_scale(self, scale);
@@ -195,6 +237,9 @@ pub struct Rendering {
     pub valid: bool,
     /// Validation issues, the document's first, then each subflow's.
     pub issues: Vec<SourcedIssue>,
+    /// Lint diagnostics of the set (as `flow_analyze` reports them; empty when not valid):
+    /// the validation already ran the lint, so a caller that shows both pays for it once.
+    pub diagnostics: Vec<Diagnostic>,
     /// The picture, only when valid.
     pub picture: Option<Picture>,
 }
@@ -218,6 +263,7 @@ pub fn render_set(
     Ok(Rendering {
         valid: analysis.valid,
         issues: analysis.issues,
+        diagnostics: analysis.diagnostics,
         picture,
     })
 }

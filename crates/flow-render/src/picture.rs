@@ -184,4 +184,8 @@ pub struct Picture {
     pub labels: Vec<DrawnLabel>,
     /// Edge crossings between adjacent layers of the layout (dummy nodes included).
     pub crossings: usize,
+    /// The characters of the picture's text that neither embedded font draws (FlowSans for
+    /// text, FlowEmoji for the common emoji), in code point order: each is written as its code
+    /// point, `‹U+4F60›`, in the PNG and the SVG alike.
+    pub missing_glyphs: Vec<char>,
 }

@@ -10,7 +10,7 @@ use tiny_skia::{
 };
 
 use crate::error::Error;
-use crate::font::Font;
+use crate::font::{Font, Glyph};
 use crate::layout::{LABEL_FONT, LABEL_LINE, LABEL_PAD, NODE_FONT, NODE_LINE};
 use crate::picture::{Picture, Rect, Shape};
 use crate::style::{
@@ -99,17 +99,18 @@ struct Glyphs {
     origin: (i32, i32),
     color: Rgb,
     /// (glyph, text size) → the glyph's mask, `None` for a glyph without an outline.
-    cache: BTreeMap<(u16, i64), Option<GlyphMask>>,
+    cache: BTreeMap<(Glyph, i64), Option<GlyphMask>>,
 }
 
 impl Glyphs {
-    fn draw(&mut self, font: &Font, glyph: ttf_parser::GlyphId, size: i64) -> Option<&GlyphMask> {
+    fn draw(&mut self, font: &Font, glyph: Glyph, size: i64) -> Option<&GlyphMask> {
         let scale = self.scale;
         self.cache
-            .entry((glyph.0, size))
+            .entry((glyph, size))
             .or_insert_with(|| {
-                let bounds = font.face.glyph_bounding_box(glyph)?;
-                let s = size as f32 * scale / font.units_per_em as f32;
+                let face = font.face(glyph.face);
+                let bounds = face.glyph_bounding_box(glyph.id)?;
+                let s = size as f32 * scale / f32::from(face.units_per_em());
                 let left = (f32::from(bounds.x_min) * s).floor() - 1.0;
                 let top = (f32::from(bounds.y_max) * s).ceil() + 1.0;
                 let width = (f32::from(bounds.x_max) * s).ceil() + 1.0 - left;
@@ -122,7 +123,7 @@ impl Glyphs {
                     y: top,
                     scale: s,
                 };
-                font.face.outline_glyph(glyph, &mut outline)?;
+                face.outline_glyph(glyph.id, &mut outline)?;
                 let path = path.finish()?;
                 mask.fill_path(&path, FillRule::Winding, true, Transform::identity());
                 Some(GlyphMask {

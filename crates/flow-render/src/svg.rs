@@ -1,17 +1,20 @@
 //! The SVG writer: integer coordinates only, attributes in a fixed order, so the same picture
 //! gives the same bytes everywhere.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::font::Font;
+use crate::font::{Face, Font};
 use crate::layout::{LABEL_FONT, LABEL_LINE, LABEL_PAD, NODE_FONT, NODE_LINE};
 use crate::picture::{Picture, Rect, Shape};
 use crate::style::{
     arrow_head, baselines, corner_radius, dashed, edge_color, family, hex, palette, polygon,
 };
 
-/// The font stack of the SVG: the embedded font's own name, then the fonts with its metrics.
-pub const FONT_FAMILY: &str = "FlowSans, 'Liberation Sans', Arimo, Arial, Helvetica, sans-serif";
+/// The font stack of the SVG: the embedded fonts' own names (the SVG carries the glyphs it
+/// uses of each), then the fonts with FlowSans's metrics.
+pub const FONT_FAMILY: &str =
+    "FlowSans, FlowEmoji, 'Liberation Sans', Arimo, Arial, Helvetica, sans-serif";
 
 /// Escapes text for XML content and attribute values.
 fn escape(out: &mut String, text: &str) {
@@ -36,6 +39,42 @@ fn points_attr(out: &mut String, points: &[(i64, i64)]) {
     }
 }
 
+/// Writes a `<style>` with one `@font-face` per embedded font the picture's text uses, each
+/// the font cut down to the glyphs used (see [`crate::subset`]) as a base64 `data:` URL: the
+/// SVG needs no font of the viewer's and refers to nothing outside itself.
+fn embed_fonts(out: &mut String, font: &Font, picture: &Picture) {
+    let texts = picture
+        .clusters
+        .iter()
+        .map(|c| &c.title)
+        .chain(picture.labels.iter().flat_map(|l| &l.lines))
+        .chain(picture.nodes.iter().flat_map(|n| &n.lines));
+    // The characters drawn from each font, with their glyphs.
+    let mut used: BTreeMap<Face, BTreeMap<char, u16>> = BTreeMap::new();
+    for text in texts {
+        for c in text.chars() {
+            if let Some(glyph) = font.glyph(c).0 {
+                used.entry(glyph.face).or_default().insert(c, glyph.id.0);
+            }
+        }
+    }
+    if used.is_empty() {
+        return;
+    }
+    out.push_str("<style>");
+    for (face, chars) in used {
+        if let Some(file) = crate::subset::subset(face.data(), &chars) {
+            let _ = write!(
+                out,
+                "@font-face{{font-family:{};src:url(data:font/ttf;base64,{}) format('truetype')}}",
+                face.family(),
+                crate::subset::base64(&file)
+            );
+        }
+    }
+    out.push_str("</style>\n");
+}
+
 /// Writes the picture, or the part of it in `region` (its `viewBox`), as a standalone SVG
 /// document.
 pub(crate) fn write_svg(font: &Font, picture: &Picture, region: Option<Rect>) -> String {
@@ -54,6 +93,7 @@ pub(crate) fn write_svg(font: &Font, picture: &Picture, region: Option<Rect>) ->
         out,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"{x} {y} {w} {h}\" font-family=\"{FONT_FAMILY}\" style=\"font-kerning:none\">"
     );
+    embed_fonts(&mut out, font, picture);
     if (x, y) == (0, 0) {
         let _ = writeln!(
             out,

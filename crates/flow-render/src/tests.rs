@@ -1,6 +1,7 @@
 //! Unit tests: geometry invariants on the analyzer's fixtures and on generated flows, text
 //! fitting and fallback, determinism, and golden SVGs.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use botmesh_flow_analyzer::{Direction, EdgeKind, Value, describe};
@@ -9,7 +10,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use crate::bench_flow::benchmark_flow;
-use crate::font::{FALLBACK_CHAR, displayable, font};
+use crate::font::{Face, displayable, font};
 use crate::hostile_flow::hostile_flow;
 use crate::picture::{Picture, Rect};
 use crate::text::wrap;
@@ -164,35 +165,51 @@ fn svg_polylines(svg: &str) -> Vec<Vec<(i64, i64)>> {
         .collect()
 }
 
-/// The steps whose out-edges, read from the SVG's polylines, leave one side of their box out
-/// of document order (left to right for TD and BT, top to bottom for LR and RL): one line
-/// each. Edges leaving the same side are compared by where they leave it.
+/// The steps whose out-edges, read from the SVG's polylines, do not leave their box in
+/// document order (left to right for TD and BT, top to bottom for LR and RL, whichever side
+/// they leave by), or whose labels sharing a row do not read in document order: one line
+/// each. Self-loops (drawn beside their step) and calls (into another cluster) are left out.
 pub(crate) fn out_edge_order_exceptions(picture: &Picture, direction: Direction) -> Vec<String> {
     let svg = picture.to_svg().unwrap();
     let lines = svg_polylines(&svg);
     assert_eq!(lines.len(), picture.edges.len(), "one polyline per edge");
-    let across = |p: (i64, i64)| match direction {
-        Direction::TD | Direction::BT => (p.1, p.0),
-        Direction::LR | Direction::RL => (p.0, p.1),
+    let vertical = matches!(direction, Direction::TD | Direction::BT);
+    let across = |p: (i64, i64)| if vertical { p.0 } else { p.1 };
+    // A label's place across, and its extent along the direction (its row).
+    type Label = (i64, (i64, i64));
+    let label_at = |r: &Rect| -> Label {
+        if vertical {
+            (r.x, (r.y, r.bottom()))
+        } else {
+            (r.y, (r.x, r.right()))
+        }
     };
     let mut out = Vec::new();
     for (n, node) in picture.nodes.iter().enumerate() {
-        // (side, place along it) of each out-edge, in document order.
-        let leaving: Vec<(i64, i64)> = picture
+        // (place across where it leaves, its label) of each out-edge, in document order.
+        let leaving: Vec<(i64, Option<Label>)> = picture
             .edges
             .iter()
             .zip(&lines)
             .filter(|(edge, _)| edge.from == n && edge.to != n && edge.kind != EdgeKind::Call)
             .map(|(edge, line)| {
                 assert_eq!(&edge.points, line, "the SVG draws the picture's edge");
-                across(line[0])
+                let label = edge.label.map(|l| label_at(&picture.labels[l].rect));
+                (across(line[0]), label)
             })
             .collect();
-        for (i, a) in leaving.iter().enumerate() {
-            if leaving[i + 1..].iter().any(|b| b.0 == a.0 && b.1 <= a.1) {
-                out.push(format!("{} (flow {})", node.id, node.flow));
-                break;
-            }
+        let name = format!("{} (flow {})", node.id, node.flow);
+        if leaving.windows(2).any(|w| w[1].0 <= w[0].0) {
+            out.push(format!("{name}: edges leave out of order"));
+        }
+        let labels: Vec<Label> = leaving.iter().filter_map(|l| l.1).collect();
+        let same_row = |a: (i64, i64), b: (i64, i64)| a.0 < b.1 && b.0 < a.1;
+        if labels.iter().enumerate().any(|(i, a)| {
+            labels[i + 1..]
+                .iter()
+                .any(|b| same_row(a.1, b.1) && b.0 <= a.0)
+        }) {
+            out.push(format!("{name}: labels out of order"));
         }
     }
     out
@@ -203,12 +220,7 @@ fn out_edges_keep_document_order_on_every_fixture_and_harness_graph() {
     let mut steps = 0;
     let mut exceptions = Vec::new();
     for (name, flows) in crate::harness_flows::harness_sets(400) {
-        let directions: &[Direction] = if name.starts_with("generated_") {
-            &[Direction::TD]
-        } else {
-            &Direction::ALL
-        };
-        for &direction in directions {
+        for direction in Direction::ALL {
             let picture = picture_of(&flows, direction, Theme::Light);
             steps += picture
                 .nodes
@@ -235,27 +247,14 @@ fn out_edges_keep_document_order_on_every_fixture_and_harness_graph() {
             }
         }
     }
-    eprintln!(
-        "out-edge order: {} exceptions among {steps} steps with several out-edges: {exceptions:?}",
-        exceptions.len()
-    );
-    // Measured: 336 of 1,835 steps (343 with layers by longest path, 733 before document order
-    // was a criterion), every one on a generated flow of random jumps, but for the menu of
-    // `all_kinds` in each direction (its "Talk to a human" leads far down, beside the rest:
-    // document order would cost a crossing).
+    eprintln!("out-edge order: {steps} steps with several out-edges in four directions");
+    // Document order is a rule of the layout, not a tie-breaker (336 exceptions of 1,835 on
+    // one side at a time, in TD for generated flows, before issue 41).
+    assert!(steps > 6000, "{steps}");
     assert!(
-        exceptions.len() <= 336,
+        exceptions.is_empty(),
         "{}: {exceptions:?}",
         exceptions.len()
-    );
-    let fixtures: Vec<&String> = exceptions
-        .iter()
-        .filter(|e| !e.starts_with("generated_"))
-        .collect();
-    assert!(fixtures.len() <= 4, "{fixtures:?}");
-    assert!(
-        fixtures.iter().all(|e| e.starts_with("all_kinds ")),
-        "{fixtures:?}"
     );
 }
 
@@ -276,7 +275,22 @@ fn buttons_and_rows_are_drawn_in_document_order() {
         {"id": "talk", "kind": "handoff", "text": "A person will answer"},
         {"id": "bye", "kind": "end"}
     ]});
-    for flows in [vec![example()], vec![menu]] {
+    // A Yes/No confirm whose No loops back (the two leave by opposite sides), and a branch
+    // whose case leads further than its default.
+    let confirm = json!({"version": 2, "id": "confirm", "steps": [
+        {"id": "size", "kind": "buttons", "text": "Which size?", "buttons": [
+            {"id": "s", "title": "Small", "next": "confirm"},
+            {"id": "l", "title": "Large", "next": "confirm"}]},
+        {"id": "confirm", "kind": "buttons", "text": "Is that right?", "buttons": [
+            {"id": "y", "title": "Yes", "next": "check"},
+            {"id": "n", "title": "No", "next": "size"}]},
+        {"id": "check", "kind": "branch", "cases": [
+            {"when": {"var": "size", "op": "eq", "value": "l"}, "next": "done"}],
+         "default": "upsell"},
+        {"id": "upsell", "kind": "message", "text": "Large is only 1 more"},
+        {"id": "done", "kind": "end"}
+    ]});
+    for flows in [vec![example()], vec![menu], vec![confirm]] {
         for direction in Direction::ALL {
             let picture = picture_of(&flows, direction, Theme::Light);
             let exceptions = out_edge_order_exceptions(&picture, direction);
@@ -302,12 +316,16 @@ fn the_checker_sees_a_node_crossed_and_labels_overlapping() {
 }
 
 #[test]
-fn every_fixture_is_drawn_without_a_crossing() {
+fn every_fixture_is_drawn_without_a_crossing_but_where_document_order_costs_one() {
     // Each has such a drawing; some need a start other than document order, and
-    // `two_subflows` needs its clusters in another order than the document's.
+    // `two_subflows` needs its clusters in another order than the document's. The menu of
+    // `all_kinds` reads Order status, Talk to a human, Promotions: its "Talk to a human" leads
+    // far down past the promotion's edge, which document order makes it cross (twice, as
+    // counted between layers; 0 before document order was a rule).
     for (name, flows) in fixtures() {
         let picture = picture_of(&flows, Direction::TD, Theme::Light);
-        assert_eq!(picture.crossings, 0, "{name}");
+        let most = if name == "all_kinds" { 2 } else { 0 };
+        assert!(picture.crossings <= most, "{name}: {}", picture.crossings);
     }
 }
 
@@ -366,23 +384,31 @@ fn bends(points: &[(i64, i64)]) -> usize {
 }
 
 #[test]
-fn every_edge_of_the_harness_turns_at_most_four_times() {
+fn every_edge_of_the_harness_turns_at_most_four_times_but_four() {
     // Straight through the layers it crosses, turning only to leave its source and to reach
-    // its target (two turns each): 8,160 edges, 2,929 straight, none with more than 4 turns
-    // (up to 53 before, 41,559 turns in all against 13,166; `tools/render-compare`).
+    // its target (two turns each): 8,160 edges, 2,718 straight, 4 with 6 turns and none
+    // with more than 4 otherwise (up to 53 before, 41,559 turns in all against 13,923;
+    // `tools/render-compare`). The four (issue 41): document order is a rule, so an edge
+    // point may not always line up with the one above it, and an out-edge that must leave
+    // its step in order across both sides leaves beside its first point, not above it.
+    let mut more = Vec::new();
     for (name, flows) in crate::harness_flows::harness_sets(400) {
         let picture = picture_of(&flows, Direction::TD, Theme::Light);
         for edge in &picture.edges {
             let turns = bends(&edge.points);
             assert!(
-                turns <= 4,
+                turns <= 6,
                 "{name}: edge {} -> {} turns {turns} times: {:?}",
                 edge.from,
                 edge.to,
                 edge.points
             );
+            if turns > 4 {
+                more.push(format!("{name}: edge {} -> {}", edge.from, edge.to));
+            }
         }
     }
+    assert!(more.len() <= 4, "{more:?}");
 }
 
 pub(crate) fn example() -> Value {
@@ -556,23 +582,103 @@ fn golden_svgs() {
 }
 
 #[test]
-fn characters_outside_the_font_become_one_square_each() {
+fn emoji_are_drawn_and_characters_no_font_has_are_written_as_code_points() {
     let font = font().unwrap();
-    assert_eq!(displayable(font, "Olá, мир!"), "Olá, мир!");
-    assert_eq!(displayable(font, "hi 😀"), format!("hi {FALLBACK_CHAR}"));
-    // A skin tone modifier and a variation selector go with the emoji they modify.
+    let mut missing = BTreeSet::new();
+    assert_eq!(displayable(font, "Olá, мир!", &mut missing), "Olá, мир!");
+    // Emoji come from the emoji font; a skin tone modifier and a variation selector go.
     assert_eq!(
-        displayable(font, "👍🏽 ok ❤️"),
-        format!("{FALLBACK_CHAR} ok {FALLBACK_CHAR}")
+        displayable(font, "hi 😀 👍🏽 ok ❤️ 🍕", &mut missing),
+        "hi 😀 👍 ok ❤ 🍕"
     );
+    assert!(missing.is_empty(), "{missing:?}");
+    for c in [
+        '😀', '❤', '✅', '❌', '⭐', '🍕', '🍔', '🎉', '📅', '📞', '📍', '🛒', '🙏',
+    ] {
+        let (glyph, advance) = font.glyph(c);
+        assert_eq!(glyph.map(|g| g.face), Some(Face::Emoji), "{c}");
+        assert!(advance > 0, "{c}");
+    }
+    // Latin stays in the text font, even where the emoji font has the character too.
+    assert_eq!(font.glyph('#').0.map(|g| g.face), Some(Face::Text));
+    // A character neither font has is its code point, and is reported.
     assert_eq!(
-        displayable(font, "你好"),
-        format!("{FALLBACK_CHAR}{FALLBACK_CHAR}")
+        displayable(font, "你好 🦩", &mut missing),
+        "‹U+4F60›‹U+597D› ‹U+1F9A9›"
     );
-    assert_eq!(displayable(font, "  a\n\tb\u{7}c  "), "a bc");
-    // The fallback is in the font, so it is drawn, and measured like any other glyph.
-    assert!(font.has(FALLBACK_CHAR));
-    assert!(font.width(&FALLBACK_CHAR.to_string(), 14) > 0);
+    assert_eq!(missing.into_iter().collect::<String>(), "你好🦩");
+    let mut none = BTreeSet::new();
+    assert_eq!(displayable(font, "  a\n\tb\u{7}c  ", &mut none), "a bc");
+}
+
+/// A decoded PNG: (width, height, RGB bytes).
+type Decoded = (u32, u32, Vec<u8>);
+
+/// The PNG of a one-step flow whose text is `text`, decoded.
+fn png_of_text(text: &str) -> Decoded {
+    let flow = json!({"version": 2, "id": "t", "steps": [
+        {"id": "hello", "kind": "message", "text": text}]});
+    decode_png(
+        &picture_of(&[flow], Direction::TD, Theme::Light)
+            .to_png(2.0)
+            .unwrap(),
+    )
+}
+
+#[test]
+fn distinct_emoji_give_distinct_pixels_and_a_missing_glyph_is_not_a_box() {
+    // The issue's pizzeria: one flow says 🍕, one 🍔, one ✅; each must show its own emoji,
+    // where all three drew the same box before.
+    let pictures: Vec<(&str, Decoded)> = ["🍕", "🍔", "✅", "你", "好"]
+        .into_iter()
+        .map(|e| (e, png_of_text(&format!("Welcome {e} to our place"))))
+        .collect();
+    for (i, (a, pa)) in pictures.iter().enumerate() {
+        for (b, pb) in &pictures[i + 1..] {
+            assert!(pa != pb, "{a} and {b} give the same PNG");
+        }
+    }
+    // Same size for the three emoji (one advance each): their pixels differ where the emoji
+    // is drawn, and only in the text's row of the picture.
+    let (w, h, pizza) = &pictures[0].1;
+    for (name, (w2, h2, other)) in &pictures[1..3] {
+        assert_eq!((w, h), (w2, h2), "{name}");
+        let differing: Vec<usize> = pizza
+            .chunks_exact(3)
+            .zip(other.chunks_exact(3))
+            .enumerate()
+            .filter(|(_, (p, q))| p != q)
+            .map(|(i, _)| i / *w as usize)
+            .collect();
+        assert!(
+            differing.len() > 100,
+            "{name}: {} pixels differ",
+            differing.len()
+        );
+        let rows = differing.iter().max().unwrap() - differing.iter().min().unwrap();
+        assert!(rows < 2 * 20, "{name}: {rows} rows differ");
+    }
+    // The emoji is drawn: more text-coloured pixels than a flow without it.
+    let text = crate::style::palette(Theme::Light).text;
+    let inked = |pixels: &[u8]| {
+        pixels
+            .chunks_exact(3)
+            .filter(|p| *p != [255, 255, 255])
+            .count()
+    };
+    let (_, _, plain) = png_of_text("Welcome to our place");
+    assert!(inked(pizza) > inked(&plain) + 150, "🍕 adds no ink");
+    assert!(pizza.chunks_exact(3).any(|p| p == text.as_slice()));
+    // A character neither font has is written as its code point, so two of them differ,
+    // and the picture lists them.
+    let flow = json!({"version": 2, "id": "t", "steps": [
+        {"id": "hello", "kind": "message", "text": "你好 🍕 🦩"}]});
+    let picture = picture_of(&[flow], Direction::TD, Theme::Light);
+    assert_eq!(picture.missing_glyphs, vec!['你', '好', '🦩']);
+    assert_eq!(
+        picture.nodes[0].lines[1..].join(" "),
+        "message: ‹U+4F60›‹U+597D› 🍕 ‹U+1F9A9›"
+    );
 }
 
 #[test]

@@ -4,7 +4,9 @@
 //! - `spin`: a flow that runs 499 steps (sends, sets, branches, a subflow call and return)
 //!   between two replies, 200 replies: the simulation's 100,000-step limit; reported as steps
 //!   per second;
-//! - `compile`: building the [`FlowSet`] (validation included) of the conversation's set.
+//! - `compile`: building the [`FlowSet`] (validation included) of the conversation's set;
+//! - `text`, `text (spin)`: `flow_simulate`'s text of the conversation's and the spin's results
+//!   (one line per entry, loop rounds folded, cut at 100,000 characters as the tool does).
 //!
 //! A hand-rolled loop: prints the median and minimum wall time of each benchmark.
 //! Run: `cargo bench -p botmesh-flow-runtime --bench simulate`.
@@ -12,7 +14,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use botmesh_flow_runtime::{FlowSet, Simulation, run, simulate};
+use botmesh_flow_runtime::{FlowSet, Simulation, run, simulate, simulation_text};
 use serde_json::{Value, json};
 
 /// A 500-step flow: every ten steps an ask, a message, a branch, a menu looping back, a set, a
@@ -144,6 +146,10 @@ fn main() {
         black_box(result.len());
         steps
     });
+    let result = simulate(&set, &simulation).expect("runs");
+    measure("text", 50, || {
+        simulation_text("main", &result, Some(100_000)).len()
+    });
     measure("compile", 50, || {
         FlowSet::new(&[&main, &helper])
             .map(|s| s.flow_ids().count())
@@ -162,5 +168,16 @@ fn main() {
         let conversation = run(&spin_set, &spin_simulation).expect("runs");
         black_box(conversation.result_json().len());
         conversation.path().count()
+    });
+    let spin_result = simulate(&spin_set, &spin_simulation).expect("runs");
+    println!(
+        "text (spin): {} characters, {} uncut",
+        simulation_text("spin", &spin_result, Some(100_000))
+            .chars()
+            .count(),
+        simulation_text("spin", &spin_result, None).chars().count()
+    );
+    measure("text (spin)", 30, || {
+        simulation_text("spin", &spin_result, Some(100_000)).len()
     });
 }

@@ -4,6 +4,13 @@
 //! stays on its line), so the text carries every fact of the result and reads back into it
 //! (a test parses it).
 //!
+//! Rounds of a loop are folded: when a run of up to [`FOLD_PERIOD`] lines comes again, the
+//! same, at least [`FOLD_REPEATS`] times in a row, the text gives it once and then one line,
+//! `[the 2 lines above repeat 499 more times, 500 times in all]`; in the path such a run is
+//! written `(menu check)×500` (`menu×500` for one step). The run folded is the one that saves
+//! the most lines (the shortest among equals), so reading the text back, repeating what each
+//! such line says, gives the whole transcript and path again.
+//!
 //! ```text
 //! flow_simulate of "pizza-order": valid, no issues
 //! user: "pizza"
@@ -229,32 +236,170 @@ fn outcome_line(outcome: &Value) -> String {
     line
 }
 
-/// The path line: `[flow]` before the steps of each run of one flow.
+/// The longest run of lines (or path steps) folded when it repeats.
+pub(crate) const FOLD_PERIOD: usize = 32;
+
+/// How many times in a row a run must come to be folded.
+pub(crate) const FOLD_REPEATS: usize = 3;
+
+/// A run of `period` items that comes `times` times in a row from an item on.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Fold {
+    period: usize,
+    times: usize,
+}
+
+/// The folds of a sequence of items: for each item, the fold that starts there, if any.
+/// Greedy from the start: at each item the run that saves the most items (the shortest among
+/// equals); the items it covers are then skipped. Items are compared by a number given to
+/// each distinct item once, so a long transcript costs one hash per line, not a string
+/// comparison per line and period.
+fn folds<T: Eq + std::hash::Hash>(items: &[T]) -> Vec<(usize, Fold)> {
+    let mut numbers: std::collections::HashMap<&T, u32> = std::collections::HashMap::new();
+    let keys: Vec<u32> = items
+        .iter()
+        .map(|item| {
+            let next = numbers.len() as u32;
+            *numbers.entry(item).or_insert(next)
+        })
+        .collect();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < keys.len() {
+        let mut best: Option<Fold> = None;
+        for period in 1..=FOLD_PERIOD {
+            if at + FOLD_REPEATS * period > keys.len() {
+                break;
+            }
+            if keys[at + period] != keys[at] {
+                continue;
+            }
+            let block = &keys[at..at + period];
+            let mut times = 1;
+            while keys
+                .get(at + times * period..at + (times + 1) * period)
+                .is_some_and(|next| next == block)
+            {
+                times += 1;
+            }
+            let saves = |fold: &Fold| fold.period * (fold.times - 1);
+            let fold = Fold { period, times };
+            if times >= FOLD_REPEATS && best.is_none_or(|best| saves(&fold) > saves(&best)) {
+                best = Some(fold);
+            }
+        }
+        match best {
+            Some(fold) => {
+                found.push((at, fold));
+                at += fold.period * fold.times;
+            }
+            None => at += 1,
+        }
+    }
+    found
+}
+
+/// The transcript's lines with repeated runs folded, each with how many entries it stands for.
+fn folded_lines(lines: Vec<String>) -> Vec<(String, usize)> {
+    let folds = folds(&lines);
+    let mut out = Vec::with_capacity(lines.len());
+    let mut next = folds.iter().peekable();
+    let mut at = 0;
+    while at < lines.len() {
+        match next.next_if(|(start, _)| *start == at) {
+            Some(&(_, Fold { period, times })) => {
+                out.extend(lines[at..at + period].iter().map(|line| (line.clone(), 1)));
+                let more = times - 1;
+                let what = if period == 1 {
+                    "the line above repeats".to_owned()
+                } else {
+                    format!("the {period} lines above repeat")
+                };
+                out.push((
+                    format!("[{what} {more} more times, {times} times in all]"),
+                    period * more,
+                ));
+                at += period * times;
+            }
+            None => {
+                out.push((lines[at].clone(), 1));
+                at += 1;
+            }
+        }
+    }
+    out
+}
+
+/// One step of the path line, after `[flow]` when the flow changes.
+fn path_step<'a>(line: &mut String, flow: &mut Option<&'a str>, (this, step): (&'a str, &str)) {
+    if *flow != Some(this) {
+        let _ = write!(line, " [{this}]");
+        *flow = Some(this);
+    }
+    let _ = write!(line, " {step}");
+}
+
+/// The path line: `[flow]` before the steps of each run of one flow, repeated runs folded as
+/// `(a b)×N` (`a×N` for one step). Inside parentheses a `[flow]` comes first whenever the run
+/// starts in another flow than the one before it or ends in another than it starts in, so
+/// the run reads the same each time it is repeated.
 fn path_line(path: &[Value]) -> String {
     let noun = if path.len() == 1 { "step" } else { "steps" };
     let mut line = format!("path ({} {noun}):", path.len());
+    let entries: Vec<(&str, &str)> = path
+        .iter()
+        .map(|entry| (string(entry, "flow"), string(entry, "step")))
+        .collect();
+    let folds = folds(&entries);
+    let mut next = folds.iter().peekable();
     let mut flow = None;
-    for entry in path {
-        let this = string(entry, "flow");
-        if flow != Some(this) {
-            let _ = write!(line, " [{this}]");
-            flow = Some(this);
+    let mut at = 0;
+    while at < entries.len() {
+        let Some(&(_, Fold { period, times })) = next.next_if(|(start, _)| *start == at) else {
+            path_step(&mut line, &mut flow, entries[at]);
+            at += 1;
+            continue;
+        };
+        let run = &entries[at..at + period];
+        let first = run[0].0;
+        if run.iter().all(|(this, _)| *this == first) {
+            if flow != Some(first) {
+                let _ = write!(line, " [{first}]");
+                flow = Some(first);
+            }
+            let steps: Vec<&str> = run.iter().map(|(_, step)| *step).collect();
+            if period == 1 {
+                let _ = write!(line, " {}×{times}", steps[0]);
+            } else {
+                let _ = write!(line, " ({})×{times}", steps.join(" "));
+            }
+        } else {
+            line.push_str(" (");
+            let mut inner = None;
+            let mut text = String::new();
+            for &entry in run {
+                path_step(&mut text, &mut inner, entry);
+            }
+            line.push_str(text.trim_start());
+            let _ = write!(line, ")×{times}");
+            flow = inner;
         }
-        let _ = write!(line, " {}", string(entry, "step"));
+        at += period * times;
     }
     line
 }
 
 /// The text of a `flow_simulate` result of a valid set (`result` is its `structuredContent`),
-/// at most `limit` characters when given: past it, the transcript keeps its first entries
-/// that fit and a line says how many were left out and how to get them. The tail (outcome,
-/// path, variables, clock, warnings) is always whole unless it alone passes the limit, when the
-/// path is cut the same way.
+/// at most `limit` characters when given. Past it, the transcript keeps its first lines that
+/// fit and a line says how many entries were left out and how to get them; the warnings do
+/// the same when they alone would take more than half the room; the path is left out (and
+/// said to be) when it does not fit. The outcome, the variables and the clock always stay.
 pub fn simulation_text(flow: &str, result: &Map<String, Value>, limit: Option<usize>) -> String {
     let empty = Vec::new();
     let list = |key: &str| result.get(key).and_then(Value::as_array).unwrap_or(&empty);
     let head = format!("flow_simulate of {}: valid, no issues\n", quoted(flow));
-    let transcript: Vec<String> = list("transcript").iter().map(entry_line).collect();
+    let transcript = folded_lines(list("transcript").iter().map(entry_line).collect());
+    let warnings = folded_lines(list("warnings").iter().map(warning_line).collect());
     let mut tail = String::new();
     tail.push_str(&outcome_line(result.get("outcome").unwrap_or(&Value::Null)));
     tail.push('\n');
@@ -277,59 +422,44 @@ pub fn simulation_text(flow: &str, result: &Map<String, Value>, limit: Option<us
             .map(json)
             .unwrap_or_else(|| "0".to_owned())
     );
-    for warning in list("warnings") {
-        if warning.get("step").is_some() {
-            let _ = writeln!(
-                rest,
-                "warning {}: {}",
-                place(warning),
-                string(warning, "message")
-            );
-        } else {
-            let _ = writeln!(rest, "warning: {}", string(warning, "message"));
-        }
-    }
     let chars = |s: &str| s.chars().count();
+    let lines_chars = |lines: &[(String, usize)]| -> usize {
+        lines.iter().map(|(line, _)| chars(line) + 1).sum()
+    };
     let fixed = chars(&head) + chars(&tail) + chars(&rest);
-    let transcript_chars: usize = transcript.iter().map(|l| chars(l) + 1).sum();
+    let (transcript_chars, warnings_chars) = (lines_chars(&transcript), lines_chars(&warnings));
     let path_chars = chars(&path_text) + 1;
     let room = limit.unwrap_or(usize::MAX);
-    let mut out = String::with_capacity(fixed + transcript_chars + path_chars);
+    let mut out = String::with_capacity(fixed + transcript_chars + path_chars + warnings_chars);
     out.push_str(&head);
-    if fixed + transcript_chars + path_chars <= room {
-        for line in &transcript {
+    let whole = |out: &mut String, lines: &[(String, usize)]| {
+        for (line, _) in lines {
             out.push_str(line);
             out.push('\n');
         }
+    };
+    if fixed + transcript_chars + path_chars + warnings_chars <= room {
+        whole(&mut out, &transcript);
         out.push_str(&tail);
         out.push_str(&path_text);
         out.push('\n');
         out.push_str(&rest);
+        whole(&mut out, &warnings);
         return out;
     }
-    // Too long: keep whole lines while they fit, with room for the two notes.
+    // Too long: keep whole lines while they fit, with room for the three notes.
     const NOTE: usize = 300;
-    let path_fits = fixed + path_chars + 2 * NOTE <= room;
-    let mut budget = room.saturating_sub(fixed + 2 * NOTE + if path_fits { path_chars } else { 0 });
-    let mut kept = 0;
-    for line in &transcript {
-        let cost = chars(line) + 1;
-        if cost > budget {
-            break;
-        }
-        budget -= cost;
-        out.push_str(line);
-        out.push('\n');
-        kept += 1;
-    }
-    if kept < transcript.len() {
-        let _ = writeln!(
-            out,
-            "[flow_simulate: {} of {} transcript entries left out of this text; structuredContent has them all, or call again with fullText: true]",
-            transcript.len() - kept,
-            transcript.len()
-        );
-    }
+    let path_fits = fixed + path_chars + 3 * NOTE <= room;
+    let mut budget = room.saturating_sub(fixed + 3 * NOTE + if path_fits { path_chars } else { 0 });
+    let warnings_budget = warnings_chars.min(budget / 2);
+    budget -= warnings_budget;
+    first_lines(
+        &mut out,
+        &transcript,
+        budget,
+        list("transcript").len(),
+        "transcript entries",
+    );
     out.push_str(&tail);
     if path_fits {
         out.push_str(&path_text);
@@ -342,5 +472,51 @@ pub fn simulation_text(flow: &str, result: &Map<String, Value>, limit: Option<us
         );
     }
     out.push_str(&rest);
+    first_lines(
+        &mut out,
+        &warnings,
+        warnings_budget,
+        list("warnings").len(),
+        "warnings",
+    );
     out
+}
+
+/// The first of `lines` that fit in `budget` characters, then, when some are left out, a line
+/// saying how many of the `total` entries (`noun`) they stand for were left out.
+fn first_lines(
+    out: &mut String,
+    lines: &[(String, usize)],
+    budget: usize,
+    total: usize,
+    noun: &str,
+) {
+    let mut budget = budget;
+    let mut kept = 0;
+    for (line, entries) in lines {
+        let cost = line.chars().count() + 1;
+        if cost > budget {
+            break;
+        }
+        budget -= cost;
+        out.push_str(line);
+        out.push('\n');
+        kept += entries;
+    }
+    if kept < total {
+        let _ = writeln!(
+            out,
+            "[flow_simulate: {} of {total} {noun} left out of this text; structuredContent has them all, or call again with fullText: true]",
+            total - kept,
+        );
+    }
+}
+
+/// The line of one warning.
+fn warning_line(warning: &Value) -> String {
+    if warning.get("step").is_some() {
+        format!("warning {}: {}", place(warning), string(warning, "message"))
+    } else {
+        format!("warning: {}", string(warning, "message"))
+    }
 }

@@ -816,6 +816,43 @@ fn parse_event(line: &str) -> Value {
     event
 }
 
+/// A path line's words with each folded run (`(a b)×3`, `a×3`) written out in full.
+fn unfold_path(words: &str) -> String {
+    let mut out = Vec::new();
+    let mut group: Option<Vec<&str>> = None;
+    for word in words.split_whitespace() {
+        let word = match (&mut group, word.strip_prefix('(')) {
+            (None, Some(first)) => {
+                group = Some(Vec::new());
+                first
+            }
+            _ => word,
+        };
+        if let Some(run) = &mut group {
+            match word.split_once(")×") {
+                Some((last, times)) => {
+                    run.push(last);
+                    let times: usize = times.parse().expect("×N");
+                    assert!(times >= crate::format::FOLD_REPEATS);
+                    for _ in 0..times {
+                        out.extend(run.iter().map(|w| (*w).to_owned()));
+                    }
+                    group = None;
+                }
+                None => run.push(word),
+            }
+        } else if let Some((step, times)) = word.split_once('×') {
+            let times: usize = times.parse().expect("×N");
+            assert!(times >= crate::format::FOLD_REPEATS);
+            out.extend(std::iter::repeat_n(step.to_owned(), times));
+        } else {
+            out.push(word.to_owned());
+        }
+    }
+    assert!(group.is_none(), "an unclosed run in {words}");
+    out.join(" ")
+}
+
 /// Reads a text of `simulation_text` (not cut) back into the result.
 fn parse_text(text: &str) -> Map<String, Value> {
     let mut result = Map::new();
@@ -853,11 +890,44 @@ fn parse_text(text: &str) -> Map<String, Value> {
             }
             assert_eq!(rest, "", "{line}");
             result.insert("outcome".into(), outcome);
+        } else if let Some(rest) = line
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(" times in all]"))
+        {
+            // `[the 2 lines above repeat 499 more times, 500 times in all]`: the entries above
+            // again, that many more times.
+            let (what, times) = rest.rsplit_once(", ").expect(", N times in all");
+            let lines = if what.starts_with("the line above repeats ") {
+                1
+            } else {
+                let count = what.strip_prefix("the ").expect("the N lines");
+                count
+                    .split_once(' ')
+                    .expect("N lines")
+                    .0
+                    .parse::<usize>()
+                    .expect("N")
+            };
+            let more = what.rsplit(' ').nth(2).expect("M more times");
+            let more: usize = more.parse().expect("M");
+            assert_eq!(more + 1, times.parse::<usize>().expect("times"), "{line}");
+            assert!(more + 1 >= crate::format::FOLD_REPEATS, "{line}");
+            // It follows the warnings once they have begun, else the transcript.
+            let list = if warnings.is_empty() {
+                &mut transcript
+            } else {
+                &mut warnings
+            };
+            let block: Vec<Value> = list[list.len() - lines..].to_vec();
+            for _ in 0..more {
+                list.extend(block.iter().cloned());
+            }
         } else if let Some(rest) = line.strip_prefix("path (") {
             let (count, rest) = rest
                 .split_once(" steps):")
                 .or_else(|| rest.split_once(" step):"))
                 .expect("steps");
+            let rest = unfold_path(rest);
             let mut path = Vec::new();
             let mut flow = String::new();
             for word in rest.split_whitespace() {
@@ -907,9 +977,94 @@ fn a_cut_text_keeps_its_tail_and_says_what_it_left_out() {
     assert!(text.chars().count() <= 100_000, "{}", text.len());
     assert!(text.contains("transcript entries left out of this text"));
     assert!(text.contains("\noutcome: waiting at main/q\n"));
-    assert!(text.contains("\npath (1001 steps): [main] q q"));
+    assert!(text.contains("\npath (1001 steps): [main] q×1001\n"));
     let whole = simulation_text("main", &result, None);
     assert_eq!(parse_text(&whole), result);
+}
+
+/// 500 identical rounds of a menu loop print once, then one line saying how many more times
+/// they came; the path folds the same way; reading the text back gives every entry again.
+#[test]
+fn repeated_rounds_of_a_loop_are_folded_and_say_how_many() {
+    let document = flow(json!([
+        { "id": "menu", "kind": "buttons", "text": "Again?", "save": "pick",
+          "buttons": [{ "id": "again", "title": "Again" }, { "id": "stop", "title": "Stop", "next": "bye" }] },
+        { "id": "count", "kind": "set", "var": "n", "value": "{{pick}}", "next": "menu" },
+        { "id": "bye", "kind": "end", "text": "Bye" }
+    ]));
+    let mut replies = vec![json!({ "tap": "again" }); 500];
+    replies.push(json!("Stop"));
+    let result = sim(&[document], json!({ "replies": replies }));
+    let text = simulation_text("main", &result, None);
+    assert!(
+        text.chars().count() < 1_000,
+        "{} characters:\n{text}",
+        text.len()
+    );
+    expect_test::expect![[r#"
+        flow_simulate of "main": valid, no issues
+        bot main/menu buttons: "Again?" [again] "Again" [stop] "Stop"
+        user taps: "again"
+        · main/menu save pick = "again"
+        [the 3 lines above repeat 499 more times, 500 times in all]
+        bot main/menu buttons: "Again?" [again] "Again" [stop] "Stop"
+        user: "Stop"
+        · main/menu save pick = "stop"
+        bot main/bye: "Bye"
+        outcome: ended at main/bye
+        path (1002 steps): [main] (menu count)×500 menu bye
+        variables: {"n":"again","pick":"stop"}
+        clock: 0 s
+    "#]]
+    .assert_eq(&text);
+    // A run through a subflow that ends in another flow than it starts in names its flows.
+    let caller = flow(json!([
+        { "id": "go", "kind": "subflow", "flow": "sub" },
+        { "id": "menu", "kind": "buttons", "text": "Again?",
+          "buttons": [{ "id": "again", "title": "Again", "next": "go" }, { "id": "stop", "title": "Stop", "next": "bye" }] },
+        { "id": "bye", "kind": "end" }
+    ]));
+    let sub = json!({ "version": 2, "id": "sub", "steps": [{ "id": "hi", "kind": "message", "text": "Hi" }] });
+    let mut replies = vec![json!({ "tap": "again" }); 4];
+    replies.push(json!({ "tap": "stop" }));
+    let result = sim(&[caller, sub], json!({ "replies": replies }));
+    let text = simulation_text("main", &result, None);
+    assert!(
+        text.contains("\npath (16 steps): ([main] go [sub] hi [main] menu)×5 bye\n"),
+        "{text}"
+    );
+}
+
+/// A loop that warns on every round folds its warnings too, and a text cut to the limit stays
+/// under it even when the warnings alone would not.
+#[test]
+fn repeated_warnings_fold_and_a_cut_text_stays_under_the_limit() {
+    let document = flow(json!([
+        { "id": "ask", "kind": "ask", "text": "Hi {{nobody}}, again?", "save": "reply" },
+        { "id": "say", "kind": "message", "text": "You said {{reply}} to {{nobody}}", "next": "ask" }
+    ]));
+    let replies: Vec<Value> = (0..1000).map(|i| json!(format!("reply {i}"))).collect();
+    let result = sim(&[document], json!({ "replies": replies }));
+    assert_eq!(result["warnings"].as_array().map(Vec::len), Some(2001));
+    let text = simulation_text("main", &result, None);
+    assert!(
+        text.ends_with(
+            "warning main/ask: {{nobody}} is unset, so it reads as \"\"\n\
+         warning main/say: {{nobody}} is unset, so it reads as \"\"\n\
+         [the 2 lines above repeat 999 more times, 1000 times in all]\n\
+         warning main/ask: {{nobody}} is unset, so it reads as \"\"\n"
+        ),
+        "{text}"
+    );
+    for limit in [2_000, 10_000, 100_000] {
+        let cut = simulation_text("main", &result, Some(limit));
+        assert!(
+            cut.chars().count() <= limit,
+            "{limit}: {}",
+            cut.chars().count()
+        );
+        assert!(cut.contains("\noutcome: waiting at main/ask\n"), "{cut}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,11 @@
 //! for alternatives. Bounds follow the type: `1..20` (length, items or value), `≤64`, `≥1`,
 //! `unique`, and a pattern by its name in `limits` (`stepIdPattern`) or written out
 //! (`/^[a-z]+$/`). A `?` after a field name marks an optional field; every other field is
-//! required. `rules` holds the constraints between fields as compact JSON Schema.
+//! required. `rules` holds the constraints between fields, each as one sentence
+//! (`"caption" is not allowed when "media" is "audio" or "sticker"`); the forms the schema
+//! uses (`if`/`then` that forbids a field, `dependentSchemas` that limits another field) are
+//! read, and a test holds every rule of the schema to a sentence (anything else would be
+//! written as its compact JSON Schema).
 //!
 //! Alternatives of objects (a step, a comparison, a variable) are keyed by the field that
 //! tells them apart (`by`: `kind`, `op`, `type`), and a field written the same in every
@@ -195,9 +199,14 @@ impl Writer {
         for key in ["allOf", "dependentSchemas", "if", "then", "not"] {
             match (key, node.get(key)) {
                 ("allOf", Some(Value::Array(items))) => {
-                    rules.extend(items.iter().map(|rule| json!(rule.to_string())));
+                    rules.extend(items.iter().map(|rule| json!(rule_sentence(rule))));
                 }
-                (_, Some(rule)) => rules.push(json!(json!({ key: rule }).to_string())),
+                ("then", Some(_)) if node.get("if").is_some() => {}
+                ("if", Some(rule)) => {
+                    let rule = json!({ "if": rule, "then": node.get("then") });
+                    rules.push(json!(rule_sentence(&rule)));
+                }
+                (_, Some(rule)) => rules.push(json!(rule_sentence(&json!({ key: rule })))),
                 (_, None) => {}
             }
         }
@@ -280,6 +289,56 @@ impl Writer {
             .find(|(text, _)| text == pattern)
             .map_or_else(|| format!("/{pattern}/"), |(_, name)| name.clone())
     }
+}
+
+/// A constraint between fields as one sentence: `{ if: { properties: { F: C } }, then: { not:
+/// { required: [G] } } }` is `"G" is not allowed when "F" …`, and `{ dependentSchemas: { G: {
+/// properties: { F: C } } } }` is `with "G", "F" must be …`. Any other form is its compact
+/// JSON Schema (the schema has none; a test holds it to that).
+pub(crate) fn rule_sentence(rule: &Value) -> String {
+    let one_field = |node: &Value| -> Option<(String, String)> {
+        let properties = node.get("properties")?.as_object()?;
+        let [(field, condition)] = properties.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        Some((field.clone(), condition_words(condition)?))
+    };
+    let sentence = || -> Option<String> {
+        if let (Some(condition), Some(then)) = (rule.get("if"), rule.get("then")) {
+            let (field, words) = one_field(condition)?;
+            let forbidden = then.get("not")?.get("required")?.as_array()?;
+            let [Value::String(forbidden)] = &forbidden[..] else {
+                return None;
+            };
+            return Some(format!(
+                "\"{forbidden}\" is not allowed when \"{field}\" {words}"
+            ));
+        }
+        let dependent = rule.get("dependentSchemas")?.as_object()?;
+        let [(given, schema)] = dependent.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let (field, words) = one_field(schema)?;
+        Some(format!(
+            "with \"{given}\", \"{field}\" must be left out or {}",
+            words.trim_start_matches("is ")
+        ))
+    };
+    sentence().unwrap_or_else(|| rule.to_string())
+}
+
+/// What a condition on one value says: `is "text"`, `is "audio" or "sticker"`, `is not
+/// "document"`.
+fn condition_words(condition: &Value) -> Option<String> {
+    if let Some(value) = condition.get("const") {
+        return Some(format!("is {value}"));
+    }
+    if let Some(values) = condition.get("enum").and_then(Value::as_array) {
+        let values: Vec<String> = values.iter().map(Value::to_string).collect();
+        return Some(format!("is {}", values.join(" or ")));
+    }
+    let inner = condition_words(condition.get("not")?)?;
+    Some(format!("is not {}", inner.strip_prefix("is ")?))
 }
 
 /// `1..20`, `≤64`, `≥1`, or nothing.

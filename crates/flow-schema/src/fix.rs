@@ -59,6 +59,14 @@ pub fn replace_patch(path: &str, old: &Value, new: Value) -> Vec<Value> {
     ]
 }
 
+/// The patch that removes the member at `path` (holding `value`).
+pub fn remove_patch(path: &str, value: &Value) -> Vec<Value> {
+    vec![
+        json!({ "op": "test", "path": path, "value": value }),
+        json!({ "op": "remove", "path": path }),
+    ]
+}
+
 /// The patch that renames the member at `from` (holding `value`) to `to` (same object).
 pub fn rename_patch(from: &str, to: &str, value: &Value) -> Vec<Value> {
     vec![

@@ -43,10 +43,12 @@ mod validate;
 
 pub use canonical::{Digest, canonical_json, digest};
 pub use compact::compact_schema;
-pub use diff::{ChangedStep, Diff, FieldChange, MAX_DIFF_VALUE, diff};
+pub use diff::{ChangedStep, Diff, FieldChange, MAX_DIFF_DEPTH, MAX_DIFF_VALUE, StepEntry, diff};
 pub use error::Error;
 pub use example::EXAMPLE_FLOW_DOCUMENT;
-pub use fix::{Applicability, Fix, PatchError, apply_patch, rename_patch, replace_patch};
+pub use fix::{
+    Applicability, Fix, PatchError, apply_patch, remove_patch, rename_patch, replace_patch,
+};
 pub use limits::{
     BUILT_IN_VARIABLES, CURRENT_VERSION, DEFAULT_RETRIES, FLOW_ID_PATTERN, HANDLER_PATTERN,
     LOCALE_PATTERN, MAX_ARGS_DEPTH, MAX_BUTTON_ID, MAX_BUTTON_TITLE, MAX_BUTTONS, MAX_CAPTION,

@@ -10,7 +10,25 @@
 //!   turned into one `-`, leading `-`/`_` and trailing `-` trimmed, cut to 64 characters.
 //!   A result that starts with a digit gets the prefix `flow-` (so `24h Soporte` becomes
 //!   `flow-24h-soporte`); an empty result, or no string `name`, gives `flow`. A version 0
-//!   document that already has an `id` keeps it.
+//!   document that already has a valid flow id keeps it; an `id` that is not one (the 2023
+//!   dashboard's `"Support Bot"`) is turned into one the same way (a number as written, so
+//!   `2023` becomes `flow-2023`), else from `name`, else `flow`, and the old value is quoted.
+//! - 0 → 1, the 2023 dashboard's words: kind `input` is `question` (→ `ask`), with `var` →
+//!   `variable` and `validate` → `pattern` (also on a `question`); kind `transfer` → `handoff`,
+//!   keeping `queue` (its `message` becomes `text` as on every step). A menu option written as
+//!   an object `{ "label", "goto" }` or `{ "title", "next" }` gives its button or row the title
+//!   and the `next`; with both names the new one is read and the old one kept on the item
+//!   (validation points at it); its other keys are kept on the item and named (an `id` is then
+//!   the item's id). One sentence per menu says which keys were read. A menu's `var` (or
+//!   `variable`) is the `save` of the buttons or list it becomes.
+//! - 0 → 1, a `handoff` or `end` step (a dashboard `transfer` included) with a `goto` loses it
+//!   (quoted in a sentence): such a step never goes on, and version 1 forbids `next` on it.
+//! - 0 → 1, variable names with capitals (`Invoice`) are lower-cased wherever the document
+//!   names a variable (an `ask`'s `variable`, a menu's or `action`'s `save`, a `set`'s `var`,
+//!   branch conditions, `variables`), one sentence per variable naming the steps; only when the
+//!   lower-cased name is a valid variable name no other variable, built-in or capitalised
+//!   variable of the document already has (a clash is reported and left). `{{…}}` placeholders
+//!   are not renamed yet (lint reports a `{{Invoice}}` left behind).
 //! - 0 → 1, `message` becomes `text` on every step (so a menu's prompt is the `text` of
 //!   the `buttons` or `list` step it becomes). A `list` needs a `button` label, which
 //!   version 0 has no field for: it gets `Menu` (reported) unless the step has one.
@@ -37,10 +55,13 @@ pub(crate) mod tests;
 
 use crate::canonical::{canonical_eq, integer_value};
 use crate::error::{json_type, short_json};
-use crate::limits::{MAX_BUTTON_TITLE, MAX_BUTTONS, MAX_FLOW_ID, MAX_LIST_ROWS, MAX_ROW_TITLE};
+use crate::limits::{
+    BUILT_IN_VARIABLES, MAX_BUTTON_TITLE, MAX_BUTTONS, MAX_CONDITION_DEPTH, MAX_FLOW_ID,
+    MAX_LIST_ROWS, MAX_ROW_TITLE,
+};
 use crate::{CURRENT_VERSION, Error, Issue};
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use unicode_normalization::UnicodeNormalization as _;
 use unicode_normalization::char::is_combining_mark;
 
@@ -267,6 +288,22 @@ pub(crate) fn flow_id_from_name(name: &str) -> String {
     id
 }
 
+/// The flow id a version 0 `id` that is not one becomes: its text (a string, or a number as
+/// written) turned into an id as a `name` is, else the `name`'s, else `flow`.
+fn flow_id_of(old: &Value, name: Option<&str>) -> String {
+    let text = match old {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    };
+    [text.as_deref(), name]
+        .into_iter()
+        .flatten()
+        .map(flow_id_from_name)
+        .find(|id| !id.is_empty())
+        .unwrap_or_else(|| "flow".to_owned())
+}
+
 /// Renames `old` to `new` in step `index`. Returns whether it did; a conflict is reported.
 fn rename(
     step: &mut Map<String, Value>,
@@ -346,19 +383,33 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
     let mut changes = vec!["set \"version\" to 1".to_owned()];
     doc.insert("version".into(), Value::from(1));
 
-    if !doc.contains_key("id") {
-        let name = doc.get("name").and_then(Value::as_str);
-        let id = name.map(flow_id_from_name).unwrap_or_default();
-        match name {
-            Some(name) if !id.is_empty() => changes.push(format!(
-                "set \"id\" to {} from \"name\" {}",
-                quote(&id),
-                quote(name)
-            )),
-            _ => changes.push("set \"id\" to \"flow\" because there is no usable \"name\"".into()),
+    match doc.get("id") {
+        None => {
+            let name = doc.get("name").and_then(Value::as_str);
+            let id = name.map(flow_id_from_name).unwrap_or_default();
+            match name {
+                Some(name) if !id.is_empty() => changes.push(format!(
+                    "set \"id\" to {} from \"name\" {}",
+                    quote(&id),
+                    quote(name)
+                )),
+                _ => changes
+                    .push("set \"id\" to \"flow\" because there is no usable \"name\"".into()),
+            }
+            let id = if id.is_empty() { "flow".to_owned() } else { id };
+            doc.insert("id".into(), Value::from(id));
         }
-        let id = if id.is_empty() { "flow".to_owned() } else { id };
-        doc.insert("id".into(), Value::from(id));
+        Some(Value::String(id)) if crate::validate::is_flow_id(id) => {}
+        Some(old) => {
+            let old = old.clone();
+            let id = flow_id_of(&old, doc.get("name").and_then(Value::as_str));
+            changes.push(format!(
+                "changed \"id\" {} to {}: a flow id is a lowercase letter, then lowercase letters, digits, \"_\" or \"-\"",
+                old,
+                quote(&id)
+            ));
+            doc.insert("id".into(), Value::from(id));
+        }
     }
 
     let steps = match doc.get_mut("steps") {
@@ -420,7 +471,9 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
         };
         match kind {
             "text" => set_kind(step, "text", "message", "", &mut tally),
-            "question" => set_kind(step, "question", "ask", "", &mut tally),
+            "question" => question(step, "question", index, &mut tally, &mut notes),
+            "input" => question(step, "input", index, &mut tally, &mut notes),
+            "transfer" => set_kind(step, "transfer", "handoff", "", &mut tally),
             "wait" => set_kind(step, "wait", "delay", "", &mut tally),
             "image" => {
                 set_kind(
@@ -445,6 +498,12 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
             "menu" => {
                 let name = step_name(index, step);
                 menu(step, &name, &mut notes);
+                // The variable a menu saves the picked option's id in, by the question's words.
+                for old in ["var", "variable"] {
+                    if rename(step, old, "save", index, &mut notes) {
+                        tally.add(renamed(old, "save", "menu step"));
+                    }
+                }
             }
             other if crate::model::StepKind::parse(other).is_none() => {
                 let hint = match crate::suggest::kind_hint(other, crate::model::StepKind::NAMES) {
@@ -461,10 +520,195 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
             }
             _ => {}
         }
+        // A transfer (or an end) that the dashboard gave a `goto`: the step never goes on, so
+        // the target is dropped and quoted.
+        let terminal = match step.get("kind").and_then(Value::as_str) {
+            Some("handoff") => {
+                Some("a handoff step never goes on (the conversation leaves the bot)")
+            }
+            Some("end") => Some("an end step never goes on (it ends the flow)"),
+            _ => None,
+        };
+        if let Some(why) = terminal
+            && let Some(next) = step.remove("next")
+        {
+            notes.push(format!(
+                "step {}: removed \"next\" {next}: {why}",
+                step_name(index, step)
+            ));
+        }
     }
     changes.extend(tally.sentences());
     changes.extend(notes);
+    changes.extend(lower_case_variables(doc));
     changes
+}
+
+/// Lower-cases the variable names written with capitals (the 2023 dashboard's `Invoice`)
+/// where a version 1 document names a variable: an `ask`'s `variable` (or `save`), a menu's
+/// or an `action`'s `save`, a `set`'s `var`, the `var` of every branch condition, and the
+/// names of `variables`. A name is lower-cased only when that gives a valid variable name
+/// that nothing else in the document is called (another variable, a built-in, or another
+/// capitalised name with the same lower case): a clash is reported and left for the author.
+/// One sentence per variable, in document order.
+///
+/// `{{…}}` placeholders are not renamed here: that needs the placeholder scanner the runtime
+/// and lint share, so a `{{Invoice}}` left behind is reported by lint as it is.
+fn lower_case_variables(doc: &mut Map<String, Value>) -> Vec<String> {
+    let declared: Vec<String> = match doc.get("variables") {
+        Some(Value::Object(variables)) => variables.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    let mut slots = variable_slots(doc);
+    // Every name in document order (steps first, then the declarations), with where it is.
+    let mut names: Vec<(String, Vec<String>)> = Vec::new();
+    let mut add = |name: &str, place: String| match names.iter_mut().find(|(n, _)| n == name) {
+        Some((_, places)) => {
+            if !places.contains(&place) {
+                places.push(place);
+            }
+        }
+        None => names.push((name.to_owned(), vec![place])),
+    };
+    for (place, slot) in &slots {
+        if let Some(name) = slot.as_str() {
+            add(name, place.clone());
+        }
+    }
+    for name in &declared {
+        add(name, "its declaration".to_owned());
+    }
+    let wanted = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        (lower != name && crate::validate::is_variable_name(&lower)).then_some(lower)
+    };
+    let mut renames: BTreeMap<String, String> = BTreeMap::new();
+    let mut sentences = Vec::new();
+    for (name, places) in &names {
+        let Some(lower) = wanted(name) else {
+            continue;
+        };
+        let clash = if BUILT_IN_VARIABLES.contains(&lower.as_str()) {
+            Some("which is a built-in variable; rename it".to_owned())
+        } else if names.iter().any(|(other, _)| *other == lower) {
+            Some("which this document also uses; rename one of them".to_owned())
+        } else {
+            names
+                .iter()
+                .find(|(other, _)| other != name && wanted(other).as_ref() == Some(&lower))
+                .map(|(other, _)| format!("as is {}; rename one of them", quote(other)))
+        };
+        match clash {
+            Some(clash) => sentences.push(format!(
+                "left the variable {} as it is: lower-cased it would be {}, {clash}",
+                quote(name),
+                quote(&lower)
+            )),
+            None => {
+                sentences.push(format!(
+                    "renamed the variable {} to {} (variable names are lower case) in {}",
+                    quote(name),
+                    quote(&lower),
+                    places.join(", ")
+                ));
+                renames.insert(name.clone(), lower);
+            }
+        }
+    }
+    for (_, slot) in &mut slots {
+        if let Some(new) = slot.as_str().and_then(|name| renames.get(name)) {
+            **slot = Value::from(new.clone());
+        }
+    }
+    if let Some(Value::Object(variables)) = doc.get_mut("variables") {
+        for (old, new) in &renames {
+            if let Some(declaration) = variables.remove(old) {
+                variables.insert(new.clone(), declaration);
+            }
+        }
+    }
+    sentences
+}
+
+/// Every value that names a variable in a version 1 document's steps (see
+/// [`lower_case_variables`]), each with the step it is in, in document order.
+fn variable_slots(doc: &mut Map<String, Value>) -> Vec<(String, &mut Value)> {
+    let mut slots = Vec::new();
+    let Some(Value::Array(steps)) = doc.get_mut("steps") else {
+        return slots;
+    };
+    for (index, step) in steps.iter_mut().enumerate() {
+        let Value::Object(step) = step else {
+            continue;
+        };
+        let place = format!("step {}", step_name(index, step));
+        let kind = step.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let keys: &[&str] = match kind {
+            "ask" => &["variable", "save"],
+            "buttons" | "list" | "action" => &["save"],
+            "set" => &["var"],
+            "branch" => &["conditions", "cases"],
+            _ => &[],
+        };
+        for (key, value) in step.iter_mut() {
+            if !keys.contains(&key.as_str()) {
+                continue;
+            }
+            if key == "conditions" || key == "cases" {
+                let cases = value.as_array_mut().into_iter().flatten();
+                for when in cases.filter_map(|case| case.get_mut("when")) {
+                    condition_slots(when, 1, &place, &mut slots);
+                }
+            } else {
+                slots.push((place.clone(), value));
+            }
+        }
+    }
+    slots
+}
+
+/// The `var` of every leaf of a condition, down to the deepest level a valid condition has.
+fn condition_slots<'a>(
+    condition: &'a mut Value,
+    depth: usize,
+    place: &str,
+    slots: &mut Vec<(String, &'a mut Value)>,
+) {
+    let Value::Object(condition) = condition else {
+        return;
+    };
+    if depth > MAX_CONDITION_DEPTH {
+        return;
+    }
+    for (key, value) in condition.iter_mut() {
+        match key.as_str() {
+            "var" => slots.push((place.to_owned(), value)),
+            "all" | "any" => {
+                for child in value.as_array_mut().into_iter().flatten() {
+                    condition_slots(child, depth + 1, place, slots);
+                }
+            }
+            "not" => condition_slots(value, depth + 1, place, slots),
+            _ => {}
+        }
+    }
+}
+
+/// A `question` (or the 2023 dashboard's `input`) becomes an `ask`; the dashboard's `var`
+/// is the question's `variable` and its `validate` the `pattern`.
+fn question(
+    step: &mut Map<String, Value>,
+    old: &'static str,
+    index: usize,
+    tally: &mut Tally,
+    notes: &mut Vec<String>,
+) {
+    set_kind(step, old, "ask", "", tally);
+    for (old, new) in [("var", "variable"), ("validate", "pattern")] {
+        if rename(step, old, new, index, notes) {
+            tally.add(renamed(old, new, "ask step"));
+        }
+    }
 }
 
 /// Sets the kind and counts the change; `extra` ends the sentence's head.
@@ -537,34 +781,53 @@ fn menu(step: &mut Map<String, Value>, name: &str, notes: &mut Vec<String>) {
         MAX_BUTTON_TITLE
     };
     let total = options.len();
+    let noun = if as_list { "row" } else { "button" };
     let mut items = Vec::with_capacity(total);
     let mut title_notes = Vec::new();
+    let mut objects = OptionObjects::default();
     for (index, option) in options.into_iter().enumerate() {
+        let mut item = Map::new();
+        item.insert("id".into(), Value::from(format!("opt{}", index + 1)));
         let title = match option {
-            Value::String(title) => match cut_title(&title, limit) {
-                Some(cut) => {
-                    title_notes.push(format!(
-                        "menu step {name}: option title {} cut to {limit} characters {}",
-                        quote(&title),
-                        quote(&cut)
-                    ));
-                    Value::from(cut)
-                }
-                None => Value::from(title),
-            },
+            Value::String(title) => Some(Value::from(title)),
+            Value::Object(fields) => {
+                let option = OptionAt {
+                    step: name,
+                    number: index + 1,
+                    noun,
+                };
+                objects.read(fields, &option, &mut item, &mut title_notes)
+            }
             other => {
                 title_notes.push(format!(
                     "menu step {name}: option {} is {} instead of a string and was kept as its title",
                     index + 1,
                     json_type(&other)
                 ));
-                other
+                Some(other)
             }
         };
-        let mut item = Map::new();
-        item.insert("id".into(), Value::from(format!("opt{}", index + 1)));
-        item.insert("title".into(), title);
+        if let Some(title) = title {
+            let title = match title {
+                Value::String(title) => match cut_title(&title, limit) {
+                    Some(cut) => {
+                        title_notes.push(format!(
+                            "menu step {name}: option title {} cut to {limit} characters {}",
+                            quote(&title),
+                            quote(&cut)
+                        ));
+                        Value::from(cut)
+                    }
+                    None => Value::from(title),
+                },
+                other => other,
+            };
+            item.insert("title".into(), title);
+        }
         items.push(Value::Object(item));
+    }
+    if let Some(sentence) = objects.sentence(name, noun) {
+        title_notes.insert(0, sentence);
     }
     if as_list {
         step.insert("kind".into(), Value::from("list"));
@@ -601,6 +864,111 @@ fn menu(step: &mut Map<String, Value>, name: &str, notes: &mut Vec<String>) {
         ));
     }
     notes.extend(title_notes);
+}
+
+/// Which menu option this is, for the sentences about it.
+struct OptionAt<'a> {
+    /// The menu step, as named in a sentence.
+    step: &'a str,
+    /// The option's number, from 1.
+    number: usize,
+    /// `button` or `row`: what the option becomes.
+    noun: &'static str,
+}
+
+/// What the options written as objects of one menu held (the 2023 dashboard writes
+/// `{ "label", "goto" }`, also `{ "title", "next" }`): how many, and the keys read as titles
+/// and targets, for one sentence per menu.
+#[derive(Default)]
+struct OptionObjects {
+    count: usize,
+    titles: BTreeSet<&'static str>,
+    targets: BTreeSet<&'static str>,
+}
+
+impl OptionObjects {
+    /// Reads an option object into its button or row `item` (which has its `id`): the title
+    /// to give it (`title`, else `label`) and the `next` (`next`, else `goto`) set on `item`.
+    /// When both names are there, the new one is read and the old one kept on the item as it
+    /// is (validation then points at it); every other key is kept on the item too, and named.
+    fn read(
+        &mut self,
+        mut fields: Map<String, Value>,
+        at: &OptionAt<'_>,
+        item: &mut Map<String, Value>,
+        notes: &mut Vec<String>,
+    ) -> Option<Value> {
+        self.count += 1;
+        let OptionAt { step, number, noun } = *at;
+        // The old names left beside the new ones, kept on the item as they are.
+        let mut both = Vec::new();
+        let mut pick = |new: &'static str, old: &'static str, read: &mut BTreeSet<&'static str>| {
+            let key = if fields.contains_key(new) { new } else { old };
+            let value = fields.remove(key)?;
+            read.insert(key);
+            if key == new
+                && let Some(old_value) = fields.remove(old)
+            {
+                notes.push(format!(
+                    "menu step {step}: option {number} has both \"{new}\" and \"{old}\": read \"{new}\" and left \"{old}\" on its {noun} as it was"
+                ));
+                both.push((old, old_value));
+            }
+            Some(value)
+        };
+        let title = pick("title", "label", &mut self.titles);
+        let target = pick("next", "goto", &mut self.targets);
+        if let Some(target) = target {
+            item.insert("next".into(), target);
+        }
+        for (old, value) in both {
+            item.insert(old.to_owned(), value);
+        }
+        if title.is_none() {
+            notes.push(format!(
+                "menu step {step}: option {number} is an object without \"label\" or \"title\": its {noun} has no title"
+            ));
+        }
+        for (key, value) in fields {
+            notes.push(format!(
+                "menu step {step}: option {number}'s {} {value} was kept on its {noun} as it is",
+                quote(&key)
+            ));
+            item.insert(key, value);
+        }
+        title
+    }
+
+    /// `menu step "m": 3 options were objects: "label" became each button's "title" and
+    /// "goto" its "next"`, or nothing when no option was an object.
+    fn sentence(&self, step: &str, noun: &str) -> Option<String> {
+        let keys = |read: &BTreeSet<&str>| {
+            read.iter()
+                .map(|key| format!("\"{key}\""))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        };
+        let options = match self.count {
+            0 => return None,
+            1 => "1 option was an object".to_owned(),
+            n => format!("{n} options were objects"),
+        };
+        let mut sentence = format!("menu step {step}: {options}");
+        if !self.titles.is_empty() {
+            sentence.push_str(&format!(
+                ": {} became each {noun}'s \"title\"",
+                keys(&self.titles)
+            ));
+        }
+        if !self.targets.is_empty() {
+            let joint = if self.titles.is_empty() { ":" } else { " and" };
+            sentence.push_str(&format!(
+                "{joint} {} each {noun}'s \"next\"",
+                keys(&self.targets)
+            ));
+        }
+        Some(sentence)
+    }
 }
 
 fn one_to_two(doc: &mut Map<String, Value>) -> Vec<String> {

@@ -12,11 +12,17 @@
 
 /// Old or common names for a property, each with the name this version uses (the first one
 /// the object allows wins: `options` is `buttons` on a buttons step, `sections` on a list).
-const ALIASES: [(&str, &str); 14] = [
+const ALIASES: [(&str, &str); 18] = [
     ("type", "kind"),
     ("goto", "next"),
+    // A branch's way on when no case holds.
+    ("next", "default"),
     ("message", "text"),
     ("variable", "save"),
+    // The 2023 dashboard's question: `var` and `validate`; and `set`'s name for a write.
+    ("var", "save"),
+    ("validate", "pattern"),
+    ("save", "var"),
     ("conditions", "cases"),
     ("ms", "seconds"),
     ("options", "buttons"),
@@ -28,6 +34,80 @@ const ALIASES: [(&str, &str); 14] = [
     ("prompt", "text"),
     ("then", "next"),
 ];
+
+/// Other names for the values of an enumeration (`op`, `input`, `media`, `match`, a variable's
+/// `type`), each with the value this version uses; the first one the field allows wins (`bool`
+/// is `boolean` for a variable's type, `yesno` for an `ask`'s input). Compared ignoring case.
+const VALUE_ALIASES: [(&str, &str); 52] = [
+    ("equals", "eq"),
+    ("equal", "eq"),
+    ("is", "eq"),
+    ("==", "eq"),
+    ("=", "eq"),
+    ("!=", "ne"),
+    ("not_equals", "ne"),
+    ("notequals", "ne"),
+    ("neq", "ne"),
+    ("<", "lt"),
+    ("less", "lt"),
+    ("less_than", "lt"),
+    ("<=", "lte"),
+    ("le", "lte"),
+    (">", "gt"),
+    ("greater", "gt"),
+    ("greater_than", "gt"),
+    (">=", "gte"),
+    ("ge", "gte"),
+    ("includes", "contains"),
+    ("starts_with", "startsWith"),
+    ("prefix", "startsWith"),
+    ("regex", "matches"),
+    ("match", "matches"),
+    ("exist", "exists"),
+    ("isset", "exists"),
+    ("defined", "exists"),
+    ("one_of", "in"),
+    ("oneof", "in"),
+    ("int", "number"),
+    ("integer", "number"),
+    ("float", "number"),
+    ("decimal", "number"),
+    ("numeric", "number"),
+    ("bool", "boolean"),
+    ("bool", "yesno"),
+    ("boolean", "yesno"),
+    ("yes_no", "yesno"),
+    ("confirm", "yesno"),
+    ("string", "text"),
+    ("str", "string"),
+    ("str", "text"),
+    ("mail", "email"),
+    ("e-mail", "email"),
+    ("tel", "phone"),
+    ("telephone", "phone"),
+    ("mobile", "phone"),
+    ("datetime", "date"),
+    ("img", "image"),
+    ("photo", "image"),
+    ("picture", "image"),
+    ("file", "document"),
+];
+
+/// The value of `allowed` that `word` surely means: the same word in another case
+/// (`startswith`), or another name for it (`greater` for `gt`, `int` for `number`).
+pub(crate) fn sure_value<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    allowed
+        .iter()
+        .find(|value| value.to_lowercase() == lower)
+        .or_else(|| {
+            VALUE_ALIASES
+                .iter()
+                .filter(|(old, _)| *old == lower)
+                .find_map(|(_, new)| allowed.iter().find(|value| *value == new))
+        })
+        .copied()
+}
 
 /// Step kinds of other bot platforms and of versions 0 and 1, each with the kind this version
 /// uses and the version that used the name (`None`: another platform's name).
@@ -96,15 +176,27 @@ pub(crate) fn unique_closest<'a>(
 /// The property `word` surely means: an alias of this version's name, or the only close one.
 pub(crate) fn sure_property<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
     if word == "ms" {
-        // Milliseconds are not seconds: renaming would change the wait a thousandfold.
         return None;
     }
-    for (_, new) in ALIASES.iter().filter(|(old, _)| *old == word) {
-        if let Some(found) = allowed.iter().find(|a| *a == new) {
-            return Some(found);
-        }
+    sure_alias(word, allowed).or_else(|| unique_closest(word, allowed.iter().copied()))
+}
+
+/// [`alias`], when renaming is surely right: `ms` is not `seconds` (renaming would change the
+/// wait a thousandfold).
+pub(crate) fn sure_alias<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    if word == "ms" {
+        return None;
     }
-    unique_closest(word, allowed.iter().copied())
+    alias(word, allowed)
+}
+
+/// The property of `allowed` that `word` is another name for (`var` on an `ask` is `save`),
+/// the first the object allows.
+pub(crate) fn alias<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    ALIASES
+        .iter()
+        .filter(|(old, _)| *old == word)
+        .find_map(|(_, new)| allowed.iter().find(|a| *a == new).copied())
 }
 
 /// The kind `word` surely means (an alias, an old name, or the only close kind).
@@ -184,12 +276,7 @@ pub(crate) fn short(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Like [`closest`], but first maps old names (`type` → `kind`) when the new name is allowed.
 pub(crate) fn closest_property<'a>(word: &str, allowed: &[&'a str]) -> Option<&'a str> {
-    for (_, new) in ALIASES.iter().filter(|(old, _)| *old == word) {
-        if let Some(found) = allowed.iter().find(|a| *a == new) {
-            return Some(found);
-        }
-    }
-    closest(word, allowed.iter().copied())
+    alias(word, allowed).or_else(|| closest(word, allowed.iter().copied()))
 }
 
 /// What a value is, for "found …" in a message about a value of the wrong type: `an object`,

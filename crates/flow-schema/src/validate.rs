@@ -35,7 +35,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use crate::fix::{Fix, free_name, rename_patch, replace_patch};
+use crate::fix::{Fix, free_name, remove_patch, rename_patch, replace_patch};
 use crate::limits::{
     BUILT_IN_VARIABLES, CURRENT_VERSION, MAX_ARGS_DEPTH, MAX_BUTTON_ID, MAX_BUTTON_TITLE,
     MAX_BUTTONS, MAX_CAPTION, MAX_CASES, MAX_CONDITION_CHILDREN, MAX_CONDITION_DEPTH,
@@ -50,8 +50,8 @@ use crate::limits::{
 };
 use crate::model::StepKind;
 use crate::suggest::{
-    KindHint, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
-    sure_kind, sure_property, unique_closest,
+    KindHint, alias, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
+    sure_alias, sure_kind, sure_property, sure_value, unique_closest,
 };
 
 mod re2;
@@ -237,6 +237,16 @@ impl Shape {
     }
 }
 
+/// True when `name` is a valid flow id (`^[a-z][a-z0-9_-]{0,63}$`).
+pub(crate) fn is_flow_id(name: &str) -> bool {
+    Shape::FlowId.matches(name)
+}
+
+/// True when `name` is a valid variable name (`^[a-z_][a-z0-9_]{0,63}$`).
+pub(crate) fn is_variable_name(name: &str) -> bool {
+    Shape::Variable.matches(name)
+}
+
 /// Validates a document against the version 2 contract: shape and reference integrity.
 ///
 /// Never panics, whatever the JSON. A document whose `version` is not 2 gets exactly one issue,
@@ -293,7 +303,7 @@ fn as_integer(value: &Value) -> Option<f64> {
 }
 
 /// Appends a JSON Pointer reference token, escaped as RFC 6901 says.
-fn push_token(path: &mut String, token: &str) {
+pub(crate) fn push_token(path: &mut String, token: &str) {
     path.push('/');
     for c in token.chars() {
         match c {
@@ -430,10 +440,18 @@ impl<'d> Validator<'d> {
         }
     }
 
+    /// Reports each of `keys` the object lacks; when the object has another name for it (`var`
+    /// for an `ask`'s `save`, `type` for `kind`), the sentence says so.
     fn required(&mut self, object: &Map<String, Value>, keys: &[&str]) {
         for key in keys {
             if !object.contains_key(*key) {
-                self.issue(format!("missing required property \"{key}\""));
+                let other = object
+                    .keys()
+                    .find(|present| sure_alias(present, &[key]).is_some());
+                let hint = other.map_or_else(String::new, |other| {
+                    format!(" (\"{}\" is there: rename it to \"{key}\")", short(other))
+                });
+                self.issue(format!("missing required property \"{key}\"{hint}"));
             }
         }
     }
@@ -539,15 +557,28 @@ impl<'d> Validator<'d> {
         }
     }
 
-    fn one_of(&mut self, value: &'d Value, allowed: &[&str]) -> Option<&'d str> {
+    /// One of `allowed`; another name for one (`greater` for `gt`) or a close spelling is
+    /// suggested, and the sure ones (another name, another case) carry a fix.
+    fn one_of(&mut self, value: &'d Value, allowed: &[&'static str]) -> Option<&'d str> {
         match value.as_str() {
             Some(s) if allowed.contains(&s) => Some(s),
-            _ => {
+            found => {
+                let sure = found.and_then(|word| sure_value(word, allowed));
+                let meant =
+                    sure.or_else(|| found.and_then(|word| closest(word, allowed.iter().copied())));
                 self.issue(format!(
-                    "must be one of {}, found {}",
+                    "must be one of {}, found {}{}",
                     quoted_list(allowed),
-                    literal(value)
+                    literal(value),
+                    did_you_mean(meant)
                 ));
+                let fix = sure.map(|new| {
+                    Fix::safe(
+                        format!("change {} to \"{new}\"", literal(value)),
+                        replace_patch(&self.path, value, Value::from(new)),
+                    )
+                });
+                self.with_fix(fix);
                 None
             }
         }
@@ -660,9 +691,7 @@ impl<'d> Validator<'d> {
         self.field(root, "$schema", |v, value| {
             v.text(value, 1, usize::MAX);
         });
-        self.field(root, "id", |v, value| {
-            v.name(value, Shape::FlowId);
-        });
+        self.field(root, "id", Self::flow_id);
         self.field(root, "metadata", Self::metadata);
         self.field(root, "trigger", Self::trigger);
         self.field(root, "variables", Self::variables);
@@ -672,6 +701,29 @@ impl<'d> Validator<'d> {
             }
         });
         self.unknown(root, &TOP_LEVEL_KEYS);
+    }
+
+    /// A flow id (the document's, a subflow's); a string that is not one gets the fix that
+    /// turns it into one as migration turns a name into one (`"Support Bot"` → `support-bot`),
+    /// so a document and the subflow steps that call it are fixed alike.
+    fn flow_id(&mut self, value: &'d Value) {
+        if self.name(value, Shape::FlowId).is_some() {
+            return;
+        }
+        let slug = value
+            .as_str()
+            .map(crate::migrate::flow_id_from_name)
+            .filter(|slug| is_flow_id(slug));
+        if let Some(slug) = slug {
+            if let Some(issue) = self.issues.last_mut() {
+                issue.message.push_str(&did_you_mean(Some(&slug)));
+            }
+            let fix = Fix::safe(
+                format!("change the flow id to \"{slug}\""),
+                replace_patch(&self.path, value, Value::from(slug)),
+            );
+            self.with_fix(Some(fix));
+        }
     }
 
     fn collect_step_ids(&mut self, steps: Option<&'d Value>) {
@@ -888,9 +940,7 @@ impl<'d> Validator<'d> {
             StepKind::Set => self.set(object),
             StepKind::Delay => self.delay(object),
             StepKind::Action => self.action(object),
-            StepKind::Subflow => self.field(object, "flow", |v, value| {
-                v.name(value, Shape::FlowId);
-            }),
+            StepKind::Subflow => self.field(object, "flow", Self::flow_id),
             StepKind::Handoff => {
                 self.field(object, "queue", |v, value| {
                     v.text(value, 1, MAX_QUEUE);
@@ -916,22 +966,59 @@ impl<'d> Validator<'d> {
             .collect();
         unknown.sort_unstable();
         for key in unknown {
-            let message = if some_kind_has(key) {
+            // Another kind's property is only another name for one of this kind's when it is
+            // an alias (`var` on an `ask` is its `save`), never by spelling alone.
+            let (message, meant) = if some_kind_has(key) {
                 let kind = kind.as_str();
                 let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
                     "an"
                 } else {
                     "a"
                 };
-                format!("\"{key}\" is not allowed on {article} {kind} step")
+                let meant = alias(key, fields);
+                // A terminal step goes nowhere after it: say why, and the fix removes `next`.
+                let why = match (key, kind) {
+                    ("next", "handoff") => ": the conversation leaves the bot there",
+                    ("next", "end") => {
+                        ": the flow ends there (inside a subflow, control returns to the caller)"
+                    }
+                    _ => "",
+                };
+                (
+                    format!(
+                        "\"{key}\" is not allowed on {article} {kind} step{}{why}",
+                        did_you_mean(meant)
+                    ),
+                    meant,
+                )
+            } else if key == "rows" && kind == StepKind::List {
+                (
+                    "unknown property \"rows\" (a list's rows go in sections: \"sections\": [{ \"rows\": [...] }])".to_owned(),
+                    None,
+                )
             } else {
                 let hint = did_you_mean(closest_property(key, fields));
-                format!("unknown property \"{}\"{hint}", short(key))
+                (
+                    format!("unknown property \"{}\"{hint}", short(key)),
+                    sure_property(key, fields),
+                )
             };
-            let fix = if some_kind_has(key) {
-                None
-            } else {
-                sure_property(key, fields).and_then(|new| self.rename_fix(object, key, new))
+            let fix = match meant {
+                Some(new) => self.rename_fix(object, key, new),
+                None if key == "next" && matches!(kind, StepKind::Handoff | StepKind::End) => {
+                    let mut path = self.path.clone();
+                    push_token(&mut path, key);
+                    object.get(key).map(|value| {
+                        Fix::safe(
+                            format!(
+                                "remove the \"next\" of this {} step, which is never taken",
+                                kind.as_str()
+                            ),
+                            remove_patch(&path, value),
+                        )
+                    })
+                }
+                None => None,
             };
             self.key_issue_at(key, message);
             self.with_fix(fix);
@@ -994,6 +1081,13 @@ impl<'d> Validator<'d> {
             let Some(buttons) = v.array(value, 1, MAX_BUTTONS, "buttons") else {
                 return;
             };
+            if buttons.len() > MAX_BUTTONS
+                && let Some(issue) = v.issues.last_mut()
+            {
+                issue.message.push_str(&format!(
+                    " (for up to {MAX_LIST_ROWS} choices use a list step)"
+                ));
+            }
             let mut seen: BTreeMap<&str, String> = BTreeMap::new();
             let all: Vec<&str> = buttons
                 .iter()

@@ -18,9 +18,9 @@
 //! checked file that is also among the subflows is left out of its own subflow set.
 //!
 //! `--fix` applies the safe fixes (and with `--unsafe-fixes` the unsafe ones too) of each
-//! checked file until none applies (`flow_fix`'s loop), and rewrites the file with minimal text
-//! edits at the fixed spots (`edit_text`): everything else (indentation, key order, spacing)
-//! stays byte for byte. A file whose fixes cannot all be written as such edits is left
+//! checked file until none applies, and rewrites the file with minimal text edits at the fixed
+//! spots (`botmesh_flow_analyzer::fix_text`, which `flow_fix` with `documentText` runs too):
+//! everything else (indentation, key order, spacing) stays byte for byte. A file whose fixes cannot all be written as such edits is left
 //! untouched (and says so). Each fix applied is printed as `FILE: fixed: SENTENCE`, then the
 //! report of the files as they now are. `--diff` prints the edits as a unified diff instead
 //! of writing them (the report is then of the files as they would be).
@@ -218,21 +218,21 @@ fn execute(args: &Args) -> Result<(String, bool), String> {
     let mut fixed_lines = String::new();
     if args.fix.fix {
         for document in &mut documents {
-            let Ok((value, _)) = &document.parsed else {
+            if document.parsed.is_err() {
                 continue;
-            };
+            }
             let set: Vec<Value> = subflow_set
                 .iter()
                 .filter(|(s, _, _)| !same_file(&s.path, &document.path))
                 .map(|(_, value, _)| (*value).clone())
                 .collect();
-            let outcome = analyzer::fix_document(value, &set, args.fix.include_unsafe);
+            let Ok(analyzer::TextFixOutcome { outcome, text }) =
+                analyzer::fix_text(&document.text, &set, args.fix.include_unsafe)
+            else {
+                continue;
+            };
             if outcome.applied.is_empty() {
                 continue;
-            }
-            let mut text = Some(document.text.clone());
-            for fix in &outcome.applied {
-                text = text.and_then(|t| analyzer::edit_text(&t, &fix.patch));
             }
             let Some(text) = text else {
                 fixed_lines.push_str(&format!(

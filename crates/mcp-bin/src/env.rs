@@ -40,6 +40,8 @@ variables! {
     DocsDir = "BOTMESH_DOCS_DIR", "the docs folder when --docs is not given";
     /// The docs folder's legacy variable, read after `BOTMESH_DOCS_DIR`.
     LegacyDocsDir = "BOTWA_DOCS_DIR", "its legacy name, read after it";
+    /// `0`, `false`, `no` or `off`: never offer the MCP Apps view (as `--no-ui`).
+    Ui = "BOTMESH_UI", "0 (or false, no, off): never offer the MCP Apps view, as --no-ui";
     /// The log filter (`target=level,...`).
     RustLog = "RUST_LOG", "filters the logs on stderr (e.g. RUST_LOG=debug)";
     /// Set and not empty: `chat` draws without colour.

@@ -30,8 +30,8 @@ const USAGE_HEAD: &str = "\
 botmesh-mcp: an MCP server for botmesh flow documents and guides
 
 Usage:
-  botmesh-mcp [--docs DIR] [--tools LIST]                  serve MCP on stdio
-  botmesh-mcp --http ADDR [HTTP OPTIONS] [--docs DIR] [--tools LIST]";
+  botmesh-mcp [--docs DIR] [--tools LIST] [--no-ui]        serve MCP on stdio
+  botmesh-mcp --http ADDR [HTTP OPTIONS] [--docs DIR] [--tools LIST] [--no-ui]";
 
 /// The rest of `--help`, after the subcommands' usage lines (and before the environment).
 const USAGE_TAIL: &str = "  botmesh-mcp token new --scopes flow,docs --tokens FILE
@@ -42,6 +42,9 @@ Options:
   --docs DIR            serve docs_search and docs_page over this Markdown tree
                         (default: $BOTMESH_DOCS_DIR, then the legacy $BOTWA_DOCS_DIR)
   --tools LIST          serve only these tools (comma-separated names)
+  --no-ui               never offer the MCP Apps view (ui://botmesh/flow: the picture and
+                        the phone) to clients that show it (default: offered; also off
+                        with BOTMESH_UI=0)
   --log-format FORMAT   text (default) or json, for the logs on stderr
   -h, --help            print this help and exit
   -V, --version         print the version and exit
@@ -246,6 +249,7 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
     let mut tools: Option<Vec<String>> = None;
     let mut http_flags = http::Flags::default();
     let mut json_logs = false;
+    let mut no_ui = false;
     while let Some(arg) = parser.next()? {
         match arg {
             Short('h') | Long("help") => return Ok(Command::Help),
@@ -253,6 +257,7 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
             Long("docs") => docs = Some(parser.value()?.into()),
             // An unknown name is an error when the server is made (`OptionsError`).
             Long("tools") => tools = Some(comma_list(&parser.value()?.string()?)),
+            Long("no-ui") => no_ui = true,
             Long("log-format") => match parser.value()?.string()?.as_str() {
                 "json" => json_logs = true,
                 "text" => json_logs = false,
@@ -276,13 +281,33 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
             .find_map(|var| var.read().filter(|value| !value.is_empty()))
             .map(PathBuf::from)
     });
+    let ui = !no_ui && ui_from_env(Var::Ui.read())?;
     Ok(Command::Serve(
         ServerOptions::default()
             .with_docs_dir(docs)
-            .with_tools(tools),
+            .with_tools(tools)
+            .with_ui(ui),
         http,
         json_logs,
     ))
+}
+
+/// `BOTMESH_UI`: whether to offer the MCP Apps view. Unset or empty: yes; `1`, `true`, `yes`,
+/// `on`: yes; `0`, `false`, `no`, `off`: no (any case); anything else is a usage error, so a
+/// typo never leaves the view on without a word.
+fn ui_from_env(value: Option<OsString>) -> Result<bool, UsageError> {
+    let Some(value) = value else {
+        return Ok(true);
+    };
+    let text = value.to_string_lossy().trim().to_ascii_lowercase();
+    match text.as_str() {
+        "" | "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(UsageError(format!(
+            "BOTMESH_UI: expected 0 or 1 (or false/true, no/yes, off/on), got {:?}",
+            value.to_string_lossy()
+        ))),
+    }
 }
 
 /// Logs to stderr; `RUST_LOG` (a `target=level,...` list) overrides the default, which is

@@ -271,8 +271,11 @@ fn execute(args: &Args) -> Result<Outcome, String> {
     };
     std::fs::write(&args.output, bytes)
         .map_err(|e| format!("cannot write {}: {}", args.output.display(), e.kind()))?;
+    let missing = picture
+        .missing_glyphs_note()
+        .map_or_else(String::new, |note| format!("; {note}"));
     Ok(Outcome::Written(format!(
-        "{}: {}x{} px, {} nodes, {} edges, {} crossings\n",
+        "{}: {}x{} px, {} nodes, {} edges, {} crossings{missing}\n",
         args.output.display(),
         size.0,
         size.1,

@@ -1,8 +1,9 @@
 //! Self-verifying session ids (`--session-secret-file`), so that several instances behind a load
 //! balancer accept each other's sessions without sticky routing or shared storage.
 //!
-//! A session's only state is the revision `initialize` negotiated, so the id can carry it:
-//! `s1.<revision>.<expiry, Unix seconds>.<128 random bits, hex>.<HMAC-SHA256, hex>`, the HMAC
+//! A session's only state is what `initialize` negotiated, a short key (`Session::resume_key`:
+//! the revision, `+ui` when the client declared MCP Apps), so the id can carry it:
+//! `s1.<key>.<expiry, Unix seconds>.<128 random bits, hex>.<HMAC-SHA256, hex>`, the HMAC
 //! keyed with the shared secret over everything before it plus the id of the token that opened
 //! the session. A forged, altered, expired or other-token id fails the check and answers `404`.
 //! The expiry is absolute (the session's lifetime is [`HttpOptions::session_idle`] from
@@ -64,10 +65,10 @@ impl Sealer {
         hmac_sha256(&self.secret, message.as_bytes())
     }
 
-    /// A new id for a session at `revision` opened by `token_id`, valid for the lifetime.
+    /// A new id for a session of this resume key opened by `token_id`, valid for the lifetime.
     pub(crate) fn seal(
         &self,
-        revision: &str,
+        key: &str,
         token_id: Option<&str>,
         now: SystemTime,
     ) -> Result<String, Error> {
@@ -75,12 +76,12 @@ impl Sealer {
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
             .as_secs();
-        let body = format!("s1.{revision}.{expiry}.{}", hex(&random_bytes::<16>()?));
+        let body = format!("s1.{key}.{expiry}.{}", hex(&random_bytes::<16>()?));
         let mac = hex(&self.mac(&body, token_id));
         Ok(format!("{body}.{mac}"))
     }
 
-    /// The revision an id was sealed with, when it is authentic, unexpired and `token_id`'s.
+    /// The resume key an id was sealed with, when it is authentic, unexpired and `token_id`'s.
     pub(crate) fn open_id<'a>(
         &self,
         id: &'a str,
@@ -93,7 +94,7 @@ impl Sealer {
             return None;
         }
         let mut parts = body.split('.');
-        let (Some("s1"), Some(revision), Some(expiry), Some(_random), None) = (
+        let (Some("s1"), Some(key), Some(expiry), Some(_random), None) = (
             parts.next(),
             parts.next(),
             parts.next(),
@@ -103,7 +104,7 @@ impl Sealer {
             return None;
         };
         let expiry = UNIX_EPOCH + Duration::from_secs(expiry.parse().ok()?);
-        (now < expiry).then_some(revision)
+        (now < expiry).then_some(key)
     }
 }
 

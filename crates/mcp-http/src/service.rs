@@ -757,7 +757,7 @@ fn serve(
         return stateless_reply(&served, admitted.reply);
     }
     let session_id = match (served.opened, resumed) {
-        (Some(revision), None) => match shared.store.open(session, revision, token_id) {
+        (Some(_), None) => match shared.store.open(session, token_id) {
             Ok(id) => id,
             Err(error) => return store_error(error),
         },

@@ -2,12 +2,16 @@
 //! the options chose, so the server is called from one place (`service::serve`).
 //!
 //! - [`SessionStore::Table`]: the in-memory session table (random ids, idle expiry).
-//! - [`SessionStore::Sealed`]: self-verifying ids that carry their revision (`sealed.rs`).
+//! - [`SessionStore::Sealed`]: self-verifying ids that carry the session's resume key (its
+//!   revision, and whether its client declared MCP Apps: `Session::resume_key`; `sealed.rs`).
 //! - [`SessionStore::None`]: `--stateless`, no ids; each request gets a session at the revision
 //!   of its version header.
 //!
-//! A stored session keeps its revision only: the token's scopes are set on every request from
-//! the tokens file as it is now, never kept from `initialize`.
+//! A stored session keeps what its `initialize` negotiated only: the token's scopes are set on
+//! every request from the tokens file as it is now, never kept from `initialize`. Without ids
+//! (`--stateless`) nothing is kept: a session at the header's revision serves each request, so
+//! a client that declared MCP Apps in `initialize` is served as one that did not (a 2026-07-28
+//! request declares it in each request and is served the view).
 use crate::sealed::Sealer;
 use crate::state::{SessionSlot, Sessions};
 use botmesh_mcp::Session;
@@ -66,7 +70,7 @@ impl SessionStore {
                 let id = id.ok_or(StoreError::MissingId)?;
                 sealer
                     .open_id(id, token_id, SystemTime::now())
-                    .and_then(Session::at_revision)
+                    .and_then(Session::from_resume_key)
                     .map(resumed)
                     .ok_or(StoreError::NotFound)
             }
@@ -93,17 +97,20 @@ impl SessionStore {
         }
     }
 
-    /// Keeps a session an `initialize` opened at `revision`: its new id, or `None` without ids.
+    /// Keeps a session an `initialize` opened: its new id, or `None` without ids.
     pub(crate) fn open(
         &self,
         session: Session,
-        revision: &str,
         token_id: Option<&str>,
     ) -> Result<Option<String>, StoreError> {
         match self {
             SessionStore::None => Ok(None),
             SessionStore::Sealed(sealer) => sealer
-                .seal(revision, token_id, SystemTime::now())
+                .seal(
+                    &session.resume_key().unwrap_or_default(),
+                    token_id,
+                    SystemTime::now(),
+                )
                 .map(Some)
                 .map_err(|_| StoreError::NoRandomness),
             SessionStore::Table(sessions) => {

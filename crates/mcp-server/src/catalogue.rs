@@ -49,6 +49,9 @@ impl fmt::Display for Scope {
 pub(crate) struct ToolContext<'a> {
     /// The docs index, when the server has a docs directory.
     pub(crate) docs: Option<&'a DocsIndex>,
+    /// The client declared MCP Apps (`apps.rs`): a result may carry what the view needs in
+    /// its `_meta`.
+    pub(crate) ui: bool,
 }
 
 /// A failure that is the request's fault: becomes a result with `isError: true`.
@@ -74,6 +77,8 @@ pub(crate) struct ToolOutput {
     /// A content item listed before the text item (`flow_render`'s picture); the text item
     /// then carries the facts of the payload.
     pub(crate) leading: Option<LeadingContent>,
+    /// The result's `_meta` (what an MCP Apps view reads, never the model), if any.
+    pub(crate) meta: Option<Value>,
 }
 
 /// A content item before the text item.
@@ -96,6 +101,7 @@ impl From<Value> for ToolOutput {
             payload,
             text: None,
             leading: None,
+            meta: None,
         }
     }
 }

@@ -17,12 +17,15 @@ pub const UNKNOWN_TOOL: &str = "<unknown tool>";
 
 /// The methods reported by name ([`Plan::method`]); any other is `other`, so a client cannot
 /// grow a metrics label set.
-const REPORTED_METHODS: [&str; 7] = [
+const REPORTED_METHODS: [&str; 10] = [
     "initialize",
     "ping",
     "tools/list",
     "tools/call",
     "server/discover",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
     "notifications/initialized",
     "notifications/cancelled",
 ];

@@ -17,6 +17,11 @@ pub struct ServerOptions {
     /// Serve only these tools (a named subset of the catalogue); `None` serves them all. A name
     /// that is no tool at all makes [`crate::create_mcp_server`] fail.
     pub tools: Option<Vec<String>>,
+    /// Serve the MCP Apps view (`ui://botmesh/flow`) to a client that declares the extension
+    /// `io.modelcontextprotocol/ui` (default `true`). With `false` the server never declares
+    /// resources nor links a tool to a view, whatever the client declares; neither does a server
+    /// whose `tools` leave out `flow_render`, which the view draws with.
+    pub ui: bool,
 }
 
 impl Default for ServerOptions {
@@ -25,6 +30,7 @@ impl Default for ServerOptions {
             docs_dir: None,
             max_message_length: crate::DEFAULT_MAX_MESSAGE_LENGTH,
             tools: None,
+            ui: true,
         }
     }
 }
@@ -45,6 +51,12 @@ impl ServerOptions {
     /// Serves only the named tools (an unknown name is an error when the server is created).
     pub fn with_tools(mut self, tools: Option<Vec<String>>) -> Self {
         self.tools = tools;
+        self
+    }
+
+    /// Serves the MCP Apps view to clients that declare it (`true`, the default) or to none.
+    pub fn with_ui(mut self, ui: bool) -> Self {
+        self.ui = ui;
         self
     }
 }

@@ -1,5 +1,6 @@
 //! The server: lifecycle, revision negotiation and method dispatch.
 
+use crate::apps::{self, Declared};
 use crate::args;
 use crate::catalogue::{Catalogue, LeadingContent, Scope, ToolContext, ToolOutput};
 use crate::error::OptionsError;
@@ -12,7 +13,8 @@ use serde_json::{Map, Value, json};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
 
-/// The methods served to a legacy (`initialize`) session.
+/// The methods served to a legacy (`initialize`) session; a session whose client declared MCP
+/// Apps also has `apps::METHODS`.
 const LEGACY_METHODS: [&str; 5] = [
     "initialize",
     "ping",
@@ -39,11 +41,15 @@ struct Inner {
     with_docs: bool,
     docs: Option<DocsIndex>,
     max_message_length: usize,
-    /// `tools/list` results, rendered once per revision on first use.
-    tool_lists: [OnceLock<Value>; Revision::ALL.len()],
+    /// Whether a client that declares MCP Apps gets the view (`ServerOptions::ui`).
+    ui: bool,
+    /// `tools/list` results, rendered once per revision on first use, without and with the
+    /// MCP Apps links (`[revision][ui]`).
+    tool_lists: [[OnceLock<Value>; 2]; Revision::ALL.len()],
 }
 
-/// Per-connection state: the negotiated revision and the scopes allowed.
+/// Per-connection state: the negotiated revision, whether its client declared MCP Apps, and the
+/// scopes allowed.
 ///
 /// stdio has one session per process; the HTTP transport keeps one per `Mcp-Session-Id`, and a
 /// fresh [`Session::stateless`] per 2026-07-28 request.
@@ -54,6 +60,8 @@ pub struct Session {
     /// Every request takes the stateless 2026-07-28 path (an HTTP POST whose
     /// `MCP-Protocol-Version` header is not a legacy revision).
     stateless: bool,
+    /// The client declared MCP Apps in `initialize` and the server serves the view.
+    ui: bool,
 }
 
 impl Session {
@@ -93,6 +101,40 @@ impl Session {
     /// The revision negotiated by `initialize`, if one succeeded.
     pub fn protocol_revision(&self) -> Option<&'static str> {
         self.revision.map(Revision::as_str)
+    }
+
+    /// Everything an `initialize` left in this session, as a short string of visible ASCII
+    /// without dots: the negotiated revision, then `+ui` when the client declared MCP Apps
+    /// (the view is served). What a transport that keeps a session only in its id stores
+    /// (the HTTP transport's sealed ids); `None` before `initialize`.
+    ///
+    /// ```
+    /// let session = botmesh_mcp::Session::at_revision("2025-06-18").expect("a classic revision");
+    /// assert_eq!(session.resume_key().as_deref(), Some("2025-06-18"));
+    /// ```
+    pub fn resume_key(&self) -> Option<String> {
+        self.revision.map(|revision| {
+            let ui = if self.ui { UI_KEY } else { "" };
+            format!("{}{ui}", revision.as_str())
+        })
+    }
+
+    /// The session a [`Session::resume_key`] describes; `None` for a string it never writes (a
+    /// bare revision is one: old keys stay valid).
+    ///
+    /// ```
+    /// use botmesh_mcp::Session;
+    /// let session = Session::from_resume_key("2025-11-25+ui").expect("a key");
+    /// assert_eq!(session.protocol_revision(), Some("2025-11-25"));
+    /// assert_eq!(session.resume_key().as_deref(), Some("2025-11-25+ui"));
+    /// assert!(Session::from_resume_key("2025-11-25+x").is_none());
+    /// ```
+    pub fn from_resume_key(key: &str) -> Option<Self> {
+        let (revision, ui) = match key.strip_suffix(UI_KEY) {
+            Some(revision) => (revision, true),
+            None => (key, false),
+        };
+        Session::at_revision(revision).map(|session| Session { ui, ..session })
     }
 
     /// Restricts the callable tools to these scopes; `None` (the default) allows every tool.
@@ -139,6 +181,9 @@ impl Session {
     }
 }
 
+/// What [`Session::resume_key`] appends for a session whose client declared MCP Apps.
+const UI_KEY: &str = "+ui";
+
 /// Creates a server from options: the built-in tools, and the docs tools when the docs
 /// directory exists.
 ///
@@ -169,7 +214,13 @@ pub fn create_mcp_server(options: ServerOptions) -> Result<McpServer, OptionsErr
             None
         }
     });
-    let server = McpServer::new(OnceLock::new(), docs, options.max_message_length);
+    // The view draws with flow_render: a server without it offers no view.
+    let ui = options.ui
+        && options
+            .tools
+            .as_ref()
+            .is_none_or(|names| names.iter().any(|name| name == crate::apps::DRAWING_TOOL));
+    let server = McpServer::new(OnceLock::new(), docs, options.max_message_length, ui);
     if let Some(names) = &options.tools {
         // A tool list is known at start-up: build now, to warn about what cannot be served.
         let mut catalogue = crate::tools::builtin(server.inner.with_docs);
@@ -195,13 +246,14 @@ impl McpServer {
         docs: Option<DocsIndex>,
         max_message_length: usize,
     ) -> McpServer {
-        McpServer::new(OnceLock::from(catalogue), docs, max_message_length)
+        McpServer::new(OnceLock::from(catalogue), docs, max_message_length, true)
     }
 
     fn new(
         catalogue: OnceLock<Catalogue>,
         docs: Option<DocsIndex>,
         max_message_length: usize,
+        ui: bool,
     ) -> McpServer {
         McpServer {
             inner: Arc::new(Inner {
@@ -209,8 +261,18 @@ impl McpServer {
                 with_docs: docs.is_some(),
                 docs,
                 max_message_length,
+                ui,
                 tool_lists: Default::default(),
             }),
+        }
+    }
+
+    /// Where a client's capabilities declare MCP Apps, when this server serves the view.
+    pub(crate) fn apps_declared(&self, capabilities: Option<&Value>) -> Option<Declared> {
+        if self.inner.ui {
+            Declared::read(capabilities)
+        } else {
+            None
         }
     }
 
@@ -355,9 +417,7 @@ impl McpServer {
         match outcome {
             // Stateless results end with constant fields (resultType, _meta, caching hints),
             // written by reference rather than copied into every result.
-            Ok(result) if stateless => {
-                Response::result(id, result).with_extra(crate::stateless::result_extra(&method))
-            }
+            Ok(result) if stateless => crate::stateless::complete(id, &method, result),
             Ok(result) => Response::result(id, result),
             Err(error) => Response::error(Some(id), error),
         }
@@ -371,7 +431,9 @@ impl McpServer {
     ) -> Result<Value, ErrorObject> {
         // The method is checked before its parameters: an unknown method is `-32601` whatever
         // its `params` look like (an array included).
-        if !LEGACY_METHODS.contains(&method) {
+        let known =
+            LEGACY_METHODS.contains(&method) || (session.ui && apps::METHODS.contains(&method));
+        if !known {
             return Err(method_not_found(method));
         }
         let params = match params {
@@ -382,9 +444,14 @@ impl McpServer {
         match method {
             "initialize" => Ok(self.initialize(session, &params)),
             "ping" => Ok(json!({})),
-            "tools/list" => self.tools_list(session.result_revision(), &params),
-            "tools/call" => self.tools_call(session, session.result_revision(), &params),
+            "tools/list" => self.tools_list(session.result_revision(), session.ui, &params),
+            "tools/call" => {
+                self.tools_call(session, session.result_revision(), session.ui, &params)
+            }
             "server/discover" => Err(crate::stateless::missing_meta()),
+            "resources/list" => apps::list(session.result_revision(), &params),
+            "resources/read" => apps::read(session, &params, false),
+            "resources/templates/list" => Ok(apps::templates()),
             _ => Err(method_not_found(method)),
         }
     }
@@ -393,24 +460,38 @@ impl McpServer {
         let asked = params.get("protocolVersion").and_then(Value::as_str);
         let revision = asked.and_then(Revision::parse).unwrap_or(Revision::LATEST);
         session.revision = Some(revision);
-        tracing::debug!(asked, negotiated = revision.as_str(), "initialize");
+        let declared = self.apps_declared(params.get("capabilities"));
+        session.ui = declared.is_some();
+        tracing::debug!(
+            asked,
+            negotiated = revision.as_str(),
+            ui = session.ui,
+            "initialize"
+        );
         let mut server_info = Map::new();
         server_info.insert("name".into(), json!(SERVER_NAME));
         if revision.has_structured_output() {
             server_info.insert("title".into(), json!(SERVER_TITLE));
         }
         server_info.insert("version".into(), json!(SERVER_VERSION));
+        let mut capabilities = Map::new();
+        capabilities.insert("tools".into(), json!({ "listChanged": false }));
+        if let Some(declared) = declared {
+            declared.answer(&mut capabilities);
+        }
         json!({
             "protocolVersion": revision.as_str(),
-            "capabilities": { "tools": { "listChanged": false } },
+            "capabilities": capabilities,
             "serverInfo": server_info,
             "instructions": INSTRUCTIONS,
         })
     }
 
+    /// The tool list shaped for `revision`; `ui`: with the MCP Apps links (`apps::link`).
     pub(crate) fn tools_list(
         &self,
         revision: Revision,
+        ui: bool,
         params: &Map<String, Value>,
     ) -> Result<Value, ErrorObject> {
         if params.get("cursor").is_some_and(|cursor| !cursor.is_null()) {
@@ -418,12 +499,17 @@ impl McpServer {
                 "invalid cursor: this server lists every tool on one page",
             ));
         }
-        let list = self.inner.tool_lists[revision.index()].get_or_init(|| {
+        let list = self.inner.tool_lists[revision.index()][usize::from(ui)].get_or_init(|| {
             let tools: Vec<Value> = self
                 .catalogue()
                 .tools()
                 .map(|tool| {
-                    tool.declaration(revision.has_structured_output(), revision.has_annotations())
+                    let mut declaration = tool
+                        .declaration(revision.has_structured_output(), revision.has_annotations());
+                    if ui {
+                        apps::link(&mut declaration, tool.name);
+                    }
+                    declaration
                 })
                 .collect();
             json!({ "tools": tools })
@@ -431,11 +517,13 @@ impl McpServer {
         Ok(list.clone())
     }
 
-    /// Calls a tool; the result is shaped for `revision` (the session's, or the stateless one's).
+    /// Calls a tool; the result is shaped for `revision` (the session's, or the stateless one's),
+    /// for a client that declared MCP Apps when `ui`.
     pub(crate) fn tools_call(
         &self,
         session: &Session,
         revision: Revision,
+        ui: bool,
         params: &Map<String, Value>,
     ) -> Result<Value, ErrorObject> {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
@@ -463,6 +551,7 @@ impl McpServer {
         }
         let context = ToolContext {
             docs: self.inner.docs.as_ref(),
+            ui,
         };
         Ok(match (tool.handler)(&context, arguments) {
             Ok(output) => success_result(output, revision),
@@ -508,6 +597,9 @@ fn success_result(output: ToolOutput, revision: Revision) -> Value {
     result.insert("content".into(), content);
     if revision.has_structured_output() {
         result.insert("structuredContent".into(), output.payload);
+    }
+    if let Some(meta) = output.meta {
+        result.insert("_meta".into(), meta);
     }
     Value::Object(result)
 }

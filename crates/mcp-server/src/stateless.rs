@@ -7,7 +7,13 @@
 //! order: `_meta` must hold the version and the client capabilities (`-32602`); the version must
 //! be one served on this path (`-32022` with `data.supported` and `data.requested`); the method
 //! must exist in this revision (`-32601`: `ping`, `initialize` and `logging/setLevel` are gone).
+//!
+//! The client capabilities of each request decide for that request alone whether the MCP Apps
+//! view is served (`apps.rs`): `server/discover` declares it, `tools/list` links the tools to it,
+//! `resources/*` answer; for any other request's capabilities, this revision is served as if the
+//! extension did not exist.
 
+use crate::apps;
 use crate::exchange::RoutingHeaders;
 use crate::protocol::HEADER_MISMATCH;
 use crate::protocol::{
@@ -15,7 +21,7 @@ use crate::protocol::{
     SERVER_TITLE, SERVER_VERSION, UNSUPPORTED_PROTOCOL_VERSION, meta,
 };
 use crate::server::{McpServer, Session};
-use botmesh_jsonrpc::{ErrorObject, codes};
+use botmesh_jsonrpc::{ErrorObject, Id, Response, codes};
 use serde_json::{Map, Value, json};
 use std::sync::LazyLock;
 
@@ -52,14 +58,23 @@ pub(crate) fn missing_meta() -> ErrorObject {
 /// The fields every stateless result ends with: `resultType` and the server identity in `_meta`.
 /// Built once and written by reference into each answer (`Response::with_extra`).
 static COMPLETE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
-    let mut fields = Map::new();
-    fields.insert("resultType".into(), json!("complete"));
-    fields.insert(
-        "_meta".into(),
-        json!({ meta::SERVER_INFO: { "name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION } }),
-    );
+    let mut fields = RESULT_TYPE.clone();
+    fields.insert("_meta".into(), json!({ meta::SERVER_INFO: server_info() }));
     fields
 });
+
+/// `resultType` alone: what a result with a `_meta` of its own ends with (the server identity
+/// then goes into that `_meta`, [`complete`]).
+static RESULT_TYPE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
+    let mut fields = Map::new();
+    fields.insert("resultType".into(), json!("complete"));
+    fields
+});
+
+/// The server identity every stateless result carries in `_meta`.
+fn server_info() -> Value {
+    json!({ "name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION })
+}
 
 /// [`COMPLETE`] plus the caching hints of `server/discover` and `tools/list`.
 static CACHEABLE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
@@ -70,11 +85,26 @@ static CACHEABLE: LazyLock<Map<String, Value>> = LazyLock::new(|| {
 });
 
 /// The constant fields a stateless result of `method` carries.
-pub(crate) fn result_extra(method: &str) -> &'static Map<String, Value> {
+fn result_extra(method: &str) -> &'static Map<String, Value> {
     match method {
-        "server/discover" | "tools/list" => &CACHEABLE,
+        "server/discover"
+        | "tools/list"
+        | "resources/list"
+        | "resources/read"
+        | "resources/templates/list" => &CACHEABLE,
         _ => &COMPLETE,
     }
+}
+
+/// The answer to a stateless request whose result is `result`: the result, then its constant
+/// fields. A result with a `_meta` of its own (a tool result for an MCP Apps view; never a
+/// cacheable one) gets the server identity inside that `_meta`, then `resultType`.
+pub(crate) fn complete(id: Id, method: &str, mut result: Value) -> Response {
+    if let Some(own) = result.get_mut("_meta").and_then(Value::as_object_mut) {
+        own.insert(meta::SERVER_INFO.into(), server_info());
+        return Response::result(id, result).with_extra(&RESULT_TYPE);
+    }
+    Response::result(id, result).with_extra(result_extra(method))
 }
 
 /// Serves one request under the stateless revision.
@@ -91,7 +121,7 @@ pub(crate) fn dispatch(
     let Some(request_meta) = params.get("_meta").and_then(Value::as_object) else {
         return Err(missing_meta());
     };
-    let (Some(version), Some(_capabilities)) = (
+    let (Some(version), Some(capabilities)) = (
         request_meta.get(meta::PROTOCOL_VERSION),
         request_meta.get(meta::CLIENT_CAPABILITIES),
     ) else {
@@ -116,14 +146,26 @@ pub(crate) fn dispatch(
                 .with_data(json!({ "supported": PROTOCOL_REVISIONS, "requested": version })),
         );
     }
+    let declared = server.apps_declared(Some(capabilities));
+    let ui = declared.is_some();
     match method {
-        "server/discover" => Ok(json!({
-            "supportedVersions": PROTOCOL_REVISIONS,
-            "capabilities": { "tools": {} },
-            "instructions": INSTRUCTIONS,
-        })),
-        "tools/list" => server.tools_list(Revision::LATEST, &without_meta(&params)),
-        "tools/call" => server.tools_call(session, Revision::LATEST, &params),
+        "server/discover" => {
+            let mut capabilities = Map::new();
+            capabilities.insert("tools".into(), json!({}));
+            if let Some(declared) = declared {
+                declared.answer(&mut capabilities);
+            }
+            Ok(json!({
+                "supportedVersions": PROTOCOL_REVISIONS,
+                "capabilities": capabilities,
+                "instructions": INSTRUCTIONS,
+            }))
+        }
+        "tools/list" => server.tools_list(Revision::LATEST, ui, &without_meta(&params)),
+        "tools/call" => server.tools_call(session, Revision::LATEST, ui, &params),
+        "resources/list" if ui => apps::list(Revision::LATEST, &without_meta(&params)),
+        "resources/read" if ui => apps::read(session, &params, true),
+        "resources/templates/list" if ui => Ok(apps::templates()),
         _ => Err(ErrorObject::new(
             codes::METHOD_NOT_FOUND,
             format!("method not found in revision {LATEST_PROTOCOL_REVISION}: {method}"),

@@ -1262,6 +1262,49 @@ fn flow_render_returns_an_image_item_then_a_line_of_facts() {
 }
 
 #[test]
+fn flow_render_names_the_characters_it_cannot_draw_and_draws_emoji() {
+    let document = json!({ "version": 2, "id": "hola", "steps": [
+        { "id": "hi", "kind": "message", "text": "Welcome 🍕 你好" }] });
+    let out = answers(
+        test_server(),
+        &call(1, "flow_render", json!({ "document": document })),
+    );
+    let result = &out[0]["result"];
+    let payload = &result["structuredContent"];
+    // The emoji is drawn; the two Chinese characters are written as code points, and said.
+    assert_eq!(
+        payload["missingGlyphs"],
+        json!(["U+4F60 你", "U+597D 好"]),
+        "{payload}"
+    );
+    let line = result["content"][1]["text"].as_str().expect("text");
+    assert!(
+        line.contains(
+            "valid, no issues. 2 characters no embedded font draws are written as code points: \
+             U+4F60 你, U+597D 好."
+        ),
+        "{line}"
+    );
+    // Without such characters the field is absent.
+    let out = answers(
+        test_server(),
+        &call(
+            2,
+            "flow_render",
+            json!({ "document": { "version": 2, "id": "hola", "steps": [
+                { "id": "hi", "kind": "message", "text": "Welcome 🍕 ✅" }] } }),
+        ),
+    );
+    assert!(
+        out[0]["result"]["structuredContent"]
+            .get("missingGlyphs")
+            .is_none(),
+        "{}",
+        out[0]
+    );
+}
+
+#[test]
 fn flow_render_of_an_invalid_document_is_valid_false_without_a_picture() {
     let out = answers(
         test_server(),
@@ -1293,20 +1336,6 @@ fn flow_render_of_an_invalid_document_is_valid_false_without_a_picture() {
         &call(2, "flow_render", json!({ "document": {}, "theme": "pink" })),
     );
     assert_eq!(out[0]["result"]["isError"], true, "{}", out[0]);
-}
-
-#[test]
-fn base64_matches_rfc_4648_test_vectors() {
-    for (input, output) in [
-        ("", ""),
-        ("f", "Zg=="),
-        ("fo", "Zm8="),
-        ("foob", "Zm9vYg=="),
-        ("fooba", "Zm9vYmE="),
-        ("foobar", "Zm9vYmFy"),
-    ] {
-        assert_eq!(crate::tools::base64(input.as_bytes()), output);
-    }
 }
 
 #[test]
@@ -1747,4 +1776,433 @@ fn flow_test_generates_a_suite_that_passes_and_covers_every_edge() {
         ),
     );
     assert_eq!(both[0]["result"]["isError"], true);
+}
+
+/// An `initialize` whose client declares `capabilities` (MCP Apps or not).
+fn init_with(revision: &str, id: u64, capabilities: Value) -> String {
+    json!({"jsonrpc":"2.0","id":id,"method":"initialize","params":{"protocolVersion":revision,"capabilities":capabilities,"clientInfo":{"name":"t","version":"1"}}}).to_string()
+}
+
+/// MCP Apps as the extension declares it, under `field` (`extensions` or `experimental`).
+fn apps_capabilities(field: &str) -> Value {
+    json!({ field: { "io.modelcontextprotocol/ui": { "mimeTypes": ["text/html;profile=mcp-app"] } } })
+}
+
+/// The requests of a session after its `initialize`: every method MCP Apps changes.
+fn apps_session_requests(first_id: u64) -> Vec<String> {
+    let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).expect("example");
+    [
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        json!({"jsonrpc":"2.0","id":first_id,"method":"tools/list"}),
+        json!({"jsonrpc":"2.0","id":first_id + 1,"method":"resources/list"}),
+        json!({"jsonrpc":"2.0","id":first_id + 2,"method":"resources/read","params":{"uri":"ui://botmesh/flow"}}),
+        json!({"jsonrpc":"2.0","id":first_id + 3,"method":"resources/read","params":{"uri":"ui://botmesh/nope"}}),
+        json!({"jsonrpc":"2.0","id":first_id + 4,"method":"resources/templates/list"}),
+        json!({"jsonrpc":"2.0","id":first_id + 5,"method":"tools/call","params":{"name":"flow_render","arguments":{"document":example,"format":"svg"}}}),
+    ]
+    .iter()
+    .map(Value::to_string)
+    .collect()
+}
+
+/// The linked tools' `_meta`, by name, from a `tools/list` result.
+fn tool_metas(list: &Value) -> Vec<(String, Value)> {
+    list["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter(|tool| tool.get("_meta").is_some())
+        .map(|tool| {
+            (
+                tool["name"].as_str().unwrap_or("").to_owned(),
+                tool["_meta"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// A client that declares MCP Apps with the `text/html;profile=mcp-app` MIME type, in
+/// `capabilities.extensions` or `capabilities.experimental`, gets resources, the linked tools
+/// and the view, in every `initialize` revision; the server declares the extension where the
+/// client did.
+#[test]
+fn a_client_that_declares_mcp_apps_gets_the_view_in_every_revision() {
+    let view = json!({ "ui": { "resourceUri": "ui://botmesh/flow" } });
+    for revision in crate::protocol::Revision::ALL.map(crate::protocol::Revision::as_str) {
+        for (field, declared) in [
+            ("extensions", apps_capabilities("extensions")),
+            ("experimental", apps_capabilities("experimental")),
+        ] {
+            let mut input = vec![init_with(revision, 1, declared)];
+            input.extend(apps_session_requests(2));
+            let out = answers(test_server(), &input.join("\n"));
+            let capabilities = &out[0]["result"]["capabilities"];
+            assert_eq!(
+                capabilities["resources"],
+                json!({ "listChanged": false, "subscribe": false }),
+                "{revision} {field}"
+            );
+            assert_eq!(
+                capabilities[field],
+                json!({ "io.modelcontextprotocol/ui": {} })
+            );
+            let other = if field == "extensions" {
+                "experimental"
+            } else {
+                "extensions"
+            };
+            assert!(capabilities.get(other).is_none(), "{capabilities}");
+            assert_eq!(
+                tool_metas(&out[1]["result"]),
+                [
+                    ("flow_render".to_owned(), view.clone()),
+                    ("flow_simulate".to_owned(), view.clone())
+                ],
+                "{revision}"
+            );
+            let listed = &out[2]["result"]["resources"][0];
+            assert_eq!(listed["uri"], "ui://botmesh/flow");
+            assert_eq!(listed["mimeType"], "text/html;profile=mcp-app");
+            assert_eq!(
+                listed.get("title").is_some(),
+                revision >= "2025-06-18",
+                "title from 2025-06-18 on: {listed}"
+            );
+            let read = &out[3]["result"]["contents"][0];
+            assert_eq!(read["uri"], "ui://botmesh/flow");
+            assert_eq!(read["mimeType"], "text/html;profile=mcp-app");
+            assert_eq!(read["text"], include_str!("../ui/flow-view.html"));
+            assert_eq!(read["_meta"], json!({ "ui": { "prefersBorder": true } }));
+            assert_eq!(out[4]["error"]["code"], -32002, "{}", out[4]);
+            assert_eq!(out[4]["error"]["data"]["uri"], "ui://botmesh/nope");
+            assert_eq!(out[5]["result"], json!({ "resourceTemplates": [] }));
+            let picture = &out[6]["result"]["_meta"]["io.github.botmesh/picture"];
+            assert!(picture.is_object(), "{}", out[6]["result"]["_meta"]);
+        }
+    }
+}
+
+/// Every other client (no declaration, another MIME type, a malformed declaration), and every
+/// client of a server made without the view, sees exactly the server without MCP Apps: the
+/// same bytes as a client that declares nothing, `-32601` for `resources/*` included.
+#[test]
+fn any_other_client_sees_the_server_without_mcp_apps_byte_for_byte() {
+    let session = |capabilities: Value| {
+        let mut input = vec![init_with("2025-11-25", 1, capabilities)];
+        input.extend(apps_session_requests(2));
+        input.join("\n")
+    };
+    let baseline = serve(test_server(), &session(json!({})));
+    let odd_params = [
+        init_with("2025-11-25", 1, json!({})),
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/list","params":[1]}"#.to_owned(),
+    ]
+    .join("\n");
+    assert_eq!(
+        error_codes(&answers(test_server(), &odd_params)),
+        [0, -32601],
+        "an unknown method whatever its params"
+    );
+    assert_eq!(
+        error_codes(&answers(test_server(), &session(json!({}))))[2..6],
+        [-32601, -32601, -32601, -32601]
+    );
+    assert!(baseline[1].contains("\"tools\""));
+    for other in [
+        json!({ "extensions": { "io.modelcontextprotocol/ui": { "mimeTypes": ["text/html"] } } }),
+        json!({ "extensions": { "io.modelcontextprotocol/ui": {} } }),
+        json!({ "extensions": { "io.modelcontextprotocol/ui": { "mimeTypes": "text/html;profile=mcp-app" } } }),
+        json!({ "extensions": { "io.modelcontextprotocol/apps": { "mimeTypes": ["text/html;profile=mcp-app"] } } }),
+        json!({ "io.modelcontextprotocol/ui": { "mimeTypes": ["text/html;profile=mcp-app"] } }),
+        json!({ "extensions": { "io.modelcontextprotocol/ui": { "mimeTypes": ["TEXT/HTML;PROFILE=MCP-APP"] } } }),
+    ] {
+        assert_eq!(
+            serve(test_server(), &session(other.clone())),
+            baseline,
+            "{other}"
+        );
+    }
+    let without_ui = create_mcp_server(ServerOptions::default().with_ui(false));
+    let with_ui_default = create_mcp_server(ServerOptions::default());
+    let declared = session(apps_capabilities("extensions"));
+    assert_eq!(
+        serve(without_ui, &declared),
+        serve(with_ui_default.clone(), &session(json!({}))),
+        "--no-ui: a declaring client is served as one that declares nothing"
+    );
+    let tools = |names: &[&str]| {
+        ServerOptions::default().with_tools(Some(names.iter().map(|n| (*n).to_owned()).collect()))
+    };
+    assert_eq!(
+        serve(
+            create_mcp_server(tools(&["flow_validate", "flow_simulate"])),
+            &declared
+        ),
+        serve(
+            create_mcp_server(tools(&["flow_validate", "flow_simulate"])),
+            &session(json!({}))
+        ),
+        "a server without flow_render, which the view draws with, offers no view"
+    );
+    assert_ne!(
+        serve(create_mcp_server(tools(&["flow_render"])), &declared),
+        serve(
+            create_mcp_server(tools(&["flow_render"])),
+            &session(json!({}))
+        ),
+    );
+    assert_ne!(
+        serve(with_ui_default, &declared),
+        serve(
+            create_mcp_server(ServerOptions::default()),
+            &session(json!({}))
+        ),
+        "the default serves the view"
+    );
+}
+
+/// A second `initialize` on one stream decides again: the view follows the latest declaration.
+#[test]
+fn a_new_initialize_decides_the_view_again() {
+    let input = [
+        init_with("2025-11-25", 1, apps_capabilities("extensions")),
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/list"}"#.to_owned(),
+        init_with("2025-11-25", 3, json!({})),
+        r#"{"jsonrpc":"2.0","id":4,"method":"resources/list"}"#.to_owned(),
+    ]
+    .join("\n");
+    assert_eq!(
+        error_codes(&answers(test_server(), &input)),
+        [0, 0, 0, -32601]
+    );
+}
+
+/// In 2026-07-28 the client capabilities of each request decide for that request: the same
+/// stream (and the same legacy session) answers a request with the declaration with the view
+/// and one without as if MCP Apps did not exist.
+#[test]
+fn stateless_requests_get_the_view_by_their_own_capabilities() {
+    let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).expect("example");
+    let meta = |capabilities: &Value| {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        })
+    };
+    let declared = apps_capabilities("extensions");
+    let none = json!({});
+    let request = |id: u64, method: &str, mut params: Value, capabilities: &Value| {
+        params["_meta"] = meta(capabilities);
+        json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string()
+    };
+    let render = json!({"name":"flow_render","arguments":{"document":example,"format":"svg"}});
+    let view = json!({"uri":"ui://botmesh/flow"});
+    let input = [
+        // A legacy session that declared the view: stateless requests decide for themselves.
+        init_with("2025-11-25", 1, declared.clone()),
+        request(2, "server/discover", json!({}), &declared),
+        request(3, "server/discover", json!({}), &none),
+        request(4, "tools/list", json!({}), &declared),
+        request(5, "tools/list", json!({}), &none),
+        request(6, "resources/list", json!({}), &declared),
+        request(7, "resources/list", json!({}), &none),
+        request(8, "resources/read", view.clone(), &declared),
+        request(9, "resources/read", view, &none),
+        request(10, "resources/read", json!({"uri":"ui://other"}), &declared),
+        request(11, "tools/call", render.clone(), &declared),
+        request(12, "tools/call", render, &none),
+        request(13, "resources/templates/list", json!({}), &declared),
+    ]
+    .join("\n");
+    let out = answers(test_server(), &input);
+    let discover = &out[1]["result"];
+    assert_eq!(
+        discover["capabilities"],
+        json!({
+            "tools": {},
+            "resources": { "listChanged": false, "subscribe": false },
+            "extensions": { "io.modelcontextprotocol/ui": {} },
+        })
+    );
+    assert_eq!(out[2]["result"]["capabilities"], json!({ "tools": {} }));
+    assert_eq!(tool_metas(&out[3]["result"]).len(), 2);
+    assert!(tool_metas(&out[4]["result"]).is_empty());
+    for answer in [&out[3], &out[5], &out[7], &out[12]] {
+        let result = &answer["result"];
+        assert_eq!(result["resultType"], "complete", "{answer}");
+        assert_eq!(result["cacheScope"], "public", "{answer}");
+        assert!(result["ttlMs"].is_u64(), "{answer}");
+    }
+    assert_eq!(
+        out[7]["result"]["contents"][0]["text"],
+        include_str!("../ui/flow-view.html")
+    );
+    assert_eq!(
+        error_codes(&out)[6..10],
+        [-32601, 0, -32601, -32602],
+        "no declaration: resources/* are unknown; an unknown uri is -32602 in 2026-07-28"
+    );
+    assert_eq!(
+        out[6]["error"]["message"],
+        "method not found in revision 2026-07-28: resources/list"
+    );
+    // The tool result for the view: its own `_meta` carries the picture and the server
+    // identity, then `resultType`; without the declaration, only the identity.
+    let with = &out[10]["result"];
+    assert!(with["_meta"]["io.github.botmesh/picture"].is_object());
+    assert_eq!(
+        with["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "botmesh-mcp"
+    );
+    assert_eq!(with["resultType"], "complete");
+    let line = serve(test_server(), &input)[10].clone();
+    assert_eq!(line.matches("\"_meta\"").count(), 1, "one _meta key");
+    assert!(line.ends_with(r#""resultType":"complete"}}"#), "{line}");
+    let without = &out[11]["result"];
+    assert_eq!(
+        without["_meta"],
+        json!({ "io.modelcontextprotocol/serverInfo": { "name": "botmesh-mcp", "title": crate::SERVER_TITLE, "version": crate::SERVER_VERSION } })
+    );
+}
+
+/// What the view needs of a picture comes in `_meta` of a `flow_render` SVG result, for a
+/// client that declared MCP Apps only: the set's flow ids, every node with its step and box,
+/// every edge with its ends and points, and the diagnostics; a PNG result has none.
+#[test]
+fn the_picture_meta_describes_every_node_and_edge_of_the_svg() {
+    let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).expect("example");
+    let sub = json!({"version":2,"id":"helper","steps":[{"id":"hi","kind":"message","text":"hi"}]});
+    let mut document = example.clone();
+    document["steps"][0] = json!({"id":"welcome","kind":"subflow","flow":"helper"});
+    let input = [
+        init_with("2025-11-25", 1, apps_capabilities("extensions")),
+        call(
+            2,
+            "flow_render",
+            json!({"document": document, "subflows": [sub], "format": "svg"}),
+        ),
+        call(3, "flow_render", json!({"document": example})),
+        call(
+            4,
+            "flow_render",
+            json!({"document": {"version": 2}, "format": "svg"}),
+        ),
+    ]
+    .join("\n");
+    let out = answers(test_server(), &input);
+    let result = &out[1]["result"];
+    let picture = &result["_meta"]["io.github.botmesh/picture"];
+    assert_eq!(picture["flows"], json!(["pizza-order", "helper"]));
+    let payload = &result["structuredContent"];
+    assert_eq!(picture["width"], payload["width"]);
+    assert_eq!(picture["height"], payload["height"]);
+    let nodes = picture["nodes"].as_array().expect("nodes");
+    let edges = picture["edges"].as_array().expect("edges");
+    assert_eq!(
+        nodes.len(),
+        payload["nodes"].as_u64().expect("count") as usize
+    );
+    assert_eq!(
+        edges.len(),
+        payload["edges"].as_u64().expect("count") as usize
+    );
+    let steps: Vec<(u64, &str)> = nodes
+        .iter()
+        .map(|n| {
+            (
+                n["flow"].as_u64().expect("flow"),
+                n["step"].as_str().expect("step"),
+            )
+        })
+        .collect();
+    for step in document["steps"].as_array().expect("steps") {
+        assert!(
+            steps.contains(&(0, step["id"].as_str().expect("id"))),
+            "{step}"
+        );
+    }
+    assert!(steps.contains(&(1, "hi")));
+    for node in nodes {
+        assert!(node["width"].as_i64() > Some(0) && node["height"].as_i64() > Some(0));
+    }
+    let welcome = steps
+        .iter()
+        .position(|s| *s == (0, "welcome"))
+        .expect("welcome");
+    let hi = steps.iter().position(|s| *s == (1, "hi")).expect("hi");
+    assert!(
+        edges
+            .iter()
+            .any(|e| e["from"] == welcome && e["to"] == hi && e["kind"] == "call"),
+        "the call edge: {edges:?}"
+    );
+    for edge in edges {
+        assert!(edge["points"].as_array().expect("points").len() >= 2);
+    }
+    assert!(picture["diagnostics"].is_array());
+    assert!(
+        out[2]["result"].get("_meta").is_none(),
+        "a PNG result carries no picture meta"
+    );
+    assert_eq!(out[3]["result"]["structuredContent"]["valid"], false);
+    assert!(out[3]["result"].get("_meta").is_none());
+}
+
+/// Reading the view needs the `flow` scope (the view calls the flow tools); a session whose
+/// token lacks it is refused with one sentence.
+#[test]
+fn reading_the_view_needs_the_flow_scope() {
+    let server = test_server();
+    let mut session = Session::new();
+    server.handle_text(
+        &mut session,
+        &init_with("2025-11-25", 1, apps_capabilities("extensions")),
+    );
+    let read = r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"ui://botmesh/flow"}}"#;
+    session.set_scopes(Some(vec![Scope::Docs]));
+    let answer: Value =
+        serde_json::from_str(&server.handle_text(&mut session, read).expect("answer"))
+            .expect("json");
+    assert_eq!(answer["error"]["code"], -32602);
+    assert_eq!(
+        answer["error"]["message"],
+        "resource ui://botmesh/flow needs the \"flow\" scope, which this token does not have"
+    );
+    session.set_scopes(Some(vec![Scope::Flow]));
+    let answer: Value =
+        serde_json::from_str(&server.handle_text(&mut session, read).expect("answer"))
+            .expect("json");
+    assert_eq!(answer["result"]["contents"][0]["uri"], "ui://botmesh/flow");
+}
+
+/// A session's resume key carries the view: a transport that keeps only the key (sealed HTTP
+/// session ids) serves the resumed session as the one `initialize` opened.
+#[test]
+fn a_resumed_session_keeps_the_view() {
+    let server = test_server();
+    let mut session = Session::new();
+    assert_eq!(session.resume_key(), None);
+    server.handle_text(
+        &mut session,
+        &init_with("2025-06-18", 1, apps_capabilities("experimental")),
+    );
+    assert_eq!(session.resume_key().as_deref(), Some("2025-06-18+ui"));
+    let mut resumed = Session::from_resume_key("2025-06-18+ui").expect("key");
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"resources/list"}"#;
+    assert!(
+        server
+            .handle_text(&mut resumed, list)
+            .expect("answer")
+            .contains("ui://botmesh/flow")
+    );
+    let mut plain = Session::from_resume_key("2025-06-18").expect("key");
+    assert!(
+        server
+            .handle_text(&mut plain, list)
+            .expect("answer")
+            .contains("-32601")
+    );
+    for junk in ["", "+ui", "2025-06-18+ui+ui", "2026-07-28", "2026-07-28+ui"] {
+        assert!(Session::from_resume_key(junk).is_none(), "{junk}");
+    }
 }

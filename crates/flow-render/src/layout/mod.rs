@@ -9,7 +9,7 @@
 //! no other box shares) and slanted only in the empty gaps between bands, so it never passes
 //! through a node.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use botmesh_flow_analyzer::{Direction, EdgeKind, Graph, IMPLICIT_END};
 
@@ -157,11 +157,13 @@ fn horizontal(direction: Direction) -> bool {
 /// Lays out a graph, or refuses one that needs more than [`MAX_LAYOUT_ITEMS`] items.
 pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Result<Picture, Error> {
     let horizontal = horizontal(options.direction);
+    // The characters neither embedded font draws, as they are met.
+    let mut missing = BTreeSet::new();
     let Input {
         nodes,
         labels,
         edges,
-    } = read_graph(font, graph);
+    } = read_graph(font, graph, &mut missing);
     let several = graph.flows.len() > 1;
 
     // 1. Cycle breaking: a depth-first search in node order; an edge to a node on the stack
@@ -219,7 +221,10 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
         graph
             .flows
             .iter()
-            .map(|flow| one_line(font, &displayable(font, flow.id), LABEL_FONT, TITLE_WIDTH))
+            .map(|flow| {
+                let title = displayable(font, flow.id, &mut missing);
+                one_line(font, &title, LABEL_FONT, TITLE_WIDTH)
+            })
             .collect()
     } else {
         Vec::new()
@@ -259,6 +264,7 @@ pub(crate) fn layout(font: &Font, graph: &Graph<'_>, options: &Options) -> Resul
             edges: drawn_edges,
         },
         crossings,
+        missing,
     ))
 }
 
@@ -269,7 +275,8 @@ struct Layered {
     chains: Vec<Chain>,
     /// (node, kind, label index) of each self-loop.
     self_loops: Vec<(usize, EdgeKind, Option<usize>)>,
-    /// For the item next to a source on one of its out-edges: (the source, the edge's rank).
+    /// For each point of an out-edge (not a call): (the source, the edge's rank among the
+    /// source's out-edges in document order).
     fan: Vec<Option<(usize, usize)>>,
 }
 
@@ -355,18 +362,15 @@ fn make_items(
             chain.push(index);
         }
         chain.push(bottom);
-        // The item next to the source on this edge (below it, or above it for an edge drawn
-        // back) carries the edge's rank, so crossing reduction can keep the source's
-        // out-edges in document order where that costs nothing.
-        let beside = if reversed[e] {
-            chain[chain.len() - 2]
-        } else {
-            chain[1]
-        };
+        // Every point of this edge carries its source and its rank, so crossing reduction
+        // keeps the source's out-edges in document order in every layer they cross: they
+        // leave it in that order and never cross each other, so their labels read in it too.
         fan.resize(items.len(), None);
         // A call leaves for another cluster, placed by the cluster order: not ranked.
         if kind != EdgeKind::Call {
-            fan[beside] = Some((from, rank));
+            for &point in &chain[1..chain.len() - 1] {
+                fan[point] = Some((from, rank));
+            }
         }
         chains.push(Chain {
             items: chain,
@@ -401,7 +405,13 @@ struct Geometry {
 
 /// Turns the geometry to the direction, adds the cluster titles and moves everything into
 /// the margin.
-fn finish(font: &Font, options: &Options, geometry: Geometry, crossings: usize) -> Picture {
+fn finish(
+    font: &Font,
+    options: &Options,
+    geometry: Geometry,
+    crossings: usize,
+    missing: BTreeSet<char>,
+) -> Picture {
     let Geometry {
         height: layout_height,
         nodes,
@@ -521,6 +531,7 @@ fn finish(font: &Font, options: &Options, geometry: Geometry, crossings: usize) 
         edges: drawn_edges,
         labels: drawn_labels,
         crossings,
+        missing_glyphs: missing.into_iter().collect(),
     }
 }
 
@@ -532,8 +543,9 @@ struct Input {
     edges: Vec<(usize, usize, EdgeKind, Option<usize>)>,
 }
 
-/// Reads the nodes (each (flow, id) once) and the edges whose ends exist.
-fn read_graph(font: &Font, graph: &Graph<'_>) -> Input {
+/// Reads the nodes (each (flow, id) once) and the edges whose ends exist, adding the
+/// characters their text has that no font draws to `missing`.
+fn read_graph(font: &Font, graph: &Graph<'_>, missing: &mut BTreeSet<char>) -> Input {
     // Nodes, their lookup by (flow, id), and the first flow with each id.
     let mut nodes: Vec<NodeBox> = Vec::new();
     let mut lookup: BTreeMap<(usize, &str), usize> = BTreeMap::new();
@@ -545,7 +557,12 @@ fn read_graph(font: &Font, graph: &Graph<'_>) -> Input {
                 continue;
             }
             lookup.insert((f, node.id), nodes.len());
-            nodes.push(node_box(font, f, node.id, node.kind, &node.label));
+            nodes.push(node_box(
+                font,
+                f,
+                (node.id, node.kind, &node.label),
+                missing,
+            ));
         }
     }
     // Edges (source, target, kind, label) and self-loops.
@@ -569,7 +586,7 @@ fn read_graph(font: &Font, graph: &Graph<'_>) -> Input {
             let label = edge
                 .label
                 .as_deref()
-                .map(|text| displayable(font, text))
+                .map(|text| displayable(font, text, missing))
                 .filter(|text| !text.is_empty())
                 .map(|text| {
                     let lines = wrap(font, &text, LABEL_FONT, LABEL_TEXT_WIDTH, LABEL_TEXT_LINES);
@@ -597,8 +614,14 @@ fn read_graph(font: &Font, graph: &Graph<'_>) -> Input {
     }
 }
 
-/// The text and size of a node.
-fn node_box(font: &Font, flow: usize, id: &str, kind: &'static str, label: &str) -> NodeBox {
+/// The text and size of a node: (id, kind, text), adding the characters no font draws to
+/// `missing`.
+fn node_box(
+    font: &Font,
+    flow: usize,
+    (id, kind, label): (&str, &'static str, &str),
+    missing: &mut BTreeSet<char>,
+) -> NodeBox {
     let shape = Shape::of_kind(kind);
     let mut lines = Vec::new();
     if id == IMPLICIT_END {
@@ -606,11 +629,11 @@ fn node_box(font: &Font, flow: usize, id: &str, kind: &'static str, label: &str)
     } else {
         lines.push(one_line(
             font,
-            &displayable(font, id),
+            &displayable(font, id, missing),
             NODE_FONT,
             NODE_TEXT_WIDTH,
         ));
-        let text = displayable(font, label);
+        let text = displayable(font, label, missing);
         let body = if text.is_empty() {
             kind.to_owned()
         } else {

@@ -46,6 +46,24 @@ fn total_crossings(down: &[Vec<usize>], order: &[Vec<usize>], position: &[usize]
     total
 }
 
+/// How good an order is: its crossings, then how far its edges run sideways (the sum over
+/// edges of the difference of their ends' places in their layers), so that among orders
+/// crossing as often the one whose edges run straightest wins.
+type Score = (usize, usize);
+
+fn score(down: &[Vec<usize>], order: &[Vec<usize>], position: &[usize]) -> Score {
+    let sideways = order
+        .iter()
+        .flatten()
+        .flat_map(|&a| {
+            down[a]
+                .iter()
+                .map(move |&b| position[a].abs_diff(position[b]))
+        })
+        .sum();
+    (total_crossings(down, order, position), sideways)
+}
+
 fn positions(order: &[Vec<usize>], position: &mut [usize]) {
     for row in order {
         for (p, &i) in row.iter().enumerate() {
@@ -135,14 +153,15 @@ impl Work {
 
 /// The first order of a start: items appended to their layer in document order or in the
 /// order a depth-first search first reaches them (possibly mirrored), then grouped by
-/// cluster (stable, so each cluster keeps that order).
+/// cluster (stable, so each cluster keeps that order), each node's out-edges in document
+/// order.
 fn initial_order(
     start: Start,
     items: &[Item],
-    up: &[Vec<usize>],
-    down: &[Vec<usize>],
+    links: &Links<'_>,
     layers: usize,
 ) -> Vec<Vec<usize>> {
+    let (up, down) = (links.up, links.down);
     let mut out: Vec<Vec<usize>> = vec![Vec::new(); layers];
     let mirror = match start {
         Start::Document => {
@@ -192,11 +211,14 @@ fn initial_order(
             mirror
         }
     };
+    let mut position = vec![0usize; items.len()];
+    let mut scratch = Vec::new();
     for row in &mut out {
         if mirror {
             row.reverse();
         }
         row.sort_by_key(|&i| items[i].group);
+        keep_fans(links.fan, row, &mut position, &mut scratch);
     }
     out
 }
@@ -234,65 +256,64 @@ fn cluster_orders(clusters: usize) -> Vec<Vec<usize>> {
 }
 
 /// The edges between layers, both ways, and the out-edge ranks that crossing reduction keeps
-/// in document order when that costs no crossing.
+/// in document order.
 pub(crate) struct Links<'a> {
     /// Each item's neighbours in the layer above.
     pub(crate) up: &'a [Vec<usize>],
     /// Each item's neighbours in the layer below.
     pub(crate) down: &'a [Vec<usize>],
-    /// For the item next to a node on one of its out-edges: (the node, the edge's rank among
-    /// the node's out-edges in document order).
+    /// For each point of a node's out-edge: (the node, the edge's rank among the node's
+    /// out-edges in document order).
     pub(crate) fan: &'a [Option<(usize, usize)>],
 }
 
-/// Pairs of out-edges of one node, leaving on the same side, drawn in the opposite of their
-/// document order (the second edge's item left of the first's).
-fn inversions(fan: &[Option<(usize, usize)>], items: &[Item], position: &[usize]) -> usize {
-    // (source, layer) -> [(rank, position)], in item order.
-    let mut sides: BTreeMap<(usize, usize), Vec<(usize, usize)>> = BTreeMap::new();
-    for (i, f) in fan.iter().enumerate() {
-        if let Some((source, rank)) = *f {
-            sides
-                .entry((source, items[i].layer))
-                .or_default()
-                .push((rank, position[i]));
-        }
+impl Links<'_> {
+    /// True when `u` and `v` are points of two out-edges of one node (they keep their order).
+    fn siblings(&self, u: usize, v: usize) -> bool {
+        matches!((self.fan[u], self.fan[v]), (Some((a, _)), Some((b, _))) if a == b)
     }
-    let mut count = 0;
-    for list in sides.values() {
-        for (k, a) in list.iter().enumerate() {
-            count += list[k + 1..]
-                .iter()
-                .filter(|b| (b.0 > a.0) != (b.1 > a.1))
-                .count();
-        }
-    }
-    count
 }
 
-/// How good an order is: fewest crossings first, then fewest out-edges out of document order.
-type Score = (usize, usize);
-
-fn score(links: &Links<'_>, items: &[Item], order: &[Vec<usize>], position: &[usize]) -> Score {
-    (
-        total_crossings(links.down, order, position),
-        inversions(links.fan, items, position),
-    )
+/// Puts the points of each node's out-edges in `row` back in document order among the places
+/// they hold (the rule every order obeys: out-edges leave their node, and cross each layer, in
+/// the order the document lists them); `scratch` is scratch space.
+fn keep_fans(
+    fan: &[Option<(usize, usize)>],
+    row: &mut [usize],
+    position: &mut [usize],
+    scratch: &mut Vec<(usize, usize, usize)>,
+) {
+    // (source, place, item), then the same items by (source, rank): the k-th place of a
+    // source's points gets its k-th ranked point.
+    scratch.clear();
+    scratch.extend(
+        row.iter()
+            .enumerate()
+            .filter_map(|(p, &i)| fan[i].map(|(source, _)| (source, p, i))),
+    );
+    if scratch.len() < 2 {
+        return;
+    }
+    scratch.sort_unstable();
+    let places: Vec<usize> = scratch.iter().map(|&(_, p, _)| p).collect();
+    scratch.sort_unstable_by_key(|&(source, _, i)| (source, fan[i].map_or(0, |(_, rank)| rank)));
+    for (&p, &(_, _, i)) in places.iter().zip(scratch.iter()) {
+        row[p] = i;
+        position[i] = p;
+    }
 }
 
 /// Crossing reduction: sweeps with transposition and sifting from the first start in each
-/// cluster order, then from the other starts (see [`STARTS`]) in the best cluster order; keeps
-/// the order with the fewest crossings, and among those the fewest out-edges out of document
-/// order (the first found on a tie), writes it to `order` (and each item's cluster place to
-/// `group`) and returns its crossings. Last, each cluster's mirror image is tried, kept when
-/// it is at least as good and has fewer out-edges out of order.
+/// cluster order, then from the other starts (see [`STARTS`]) in the best cluster order, every
+/// order keeping each node's out-edges in document order (see [`keep_fans`]); keeps the order
+/// with the fewest crossings (the first found on a tie), writes it to `order` (and each item's
+/// cluster place to `group`) and returns its crossings.
 pub(super) fn reduce_crossings(
     items: &mut [Item],
     links: &Links<'_>,
     clusters: usize,
     order: &mut [Vec<usize>],
 ) -> usize {
-    let (up, down) = (links.up, links.down);
     let starts = if items.len() <= SMALL_GRAPH {
         &STARTS[..]
     } else {
@@ -304,36 +325,28 @@ pub(super) fn reduce_crossings(
         done: 0,
         limit: ORDER_WORK,
     };
-    // The best score so far, its order and the cluster place of each flow (the first found on
-    // a tie).
+    // The fewest crossings so far, its order and the cluster place of each flow (the first
+    // found on a tie).
     let mut best = Best {
         score: (usize::MAX, usize::MAX),
         order: Vec::new(),
         place: vec![0; clusters],
     };
-    let mut attempt =
-        |items: &mut [Item], (start, ranked): (Start, bool), place: &[usize], best: &mut Best| {
-            for item in items.iter_mut() {
-                item.group = place[item.flow];
-            }
-            let mut candidate = initial_order(start, items, up, down, layers);
-            let found = improve(
-                items,
-                links,
-                &mut candidate,
-                &mut position,
-                &mut work,
-                ranked,
-            );
-            if found < best.score {
-                *best = Best {
-                    score: found,
-                    order: candidate,
-                    place: place.to_vec(),
-                };
-            }
-            work.spent()
-        };
+    let mut attempt = |items: &mut [Item], start: Start, place: &[usize], best: &mut Best| {
+        for item in items.iter_mut() {
+            item.group = place[item.flow];
+        }
+        let mut candidate = initial_order(start, items, links, layers);
+        let found = improve(items, links, &mut candidate, &mut position, &mut work);
+        if found < best.score {
+            *best = Best {
+                score: found,
+                order: candidate,
+                place: place.to_vec(),
+            };
+        }
+        work.spent()
+    };
     // The first start in every cluster order, then the other starts in the best one.
     // `attempt` tells whether the work budget is spent.
     let mut place = vec![0usize; clusters];
@@ -342,25 +355,14 @@ pub(super) fn reduce_crossings(
         for (g, &f) in flows.iter().enumerate() {
             place[f] = g;
         }
-        spent = attempt(items, (starts[0], false), &place, &mut best);
-        if best.score == (0, 0) || spent {
+        spent = attempt(items, starts[0], &place, &mut best);
+        if best.score.0 == 0 || spent {
             break;
         }
     }
     let best_place = best.place.clone();
-    // The other starts, then every start again with out-edges kept in document order where
-    // their barycenters tie (orders that read better, and on the harness fewer crossings:
-    // 415 against 455 with the first start alone, measured with layers by longest path). A
-    // graph of more than SMALL_GRAPH items runs only the first start that second way (each
-    // start costs about as much as the rest of the layout there).
-    let others = starts[1..].iter().map(|&start| (start, false));
-    let ranked = if items.len() <= SMALL_GRAPH {
-        starts
-    } else {
-        &starts[..1]
-    };
-    for start in others.chain(ranked.iter().map(|&s| (s, true))) {
-        if best.score == (0, 0) || spent {
+    for &start in &starts[1..] {
+        if best.score.0 == 0 || spent {
             break;
         }
         spent = attempt(items, start, &best_place, &mut best);
@@ -369,144 +371,7 @@ pub(super) fn reduce_crossings(
         item.group = best.place[item.flow];
     }
     order.clone_from_slice(&best.order);
-    let mut position = vec![0usize; items.len()];
-    // The mirror image of the whole picture (clusters in the opposite order too) crosses as
-    // often and turns every pair of out-edges round: keep it when more read in document order.
-    if best.score.1 > 0 {
-        let mut mirrored = order.to_vec();
-        for row in &mut mirrored {
-            row.reverse();
-        }
-        positions(&mirrored, &mut position);
-        let found = score(links, items, &mirrored, &position);
-        if found < best.score {
-            best.score = found;
-            order.clone_from_slice(&mirrored);
-            for item in items.iter_mut() {
-                item.group = clusters.saturating_sub(1) - item.group;
-            }
-        }
-    }
-    // A cluster drawn as its mirror image crosses itself as often; keep the mirror when the
-    // whole picture is no worse and more out-edges read in document order.
-    positions(order, &mut position);
-    for g in 0..clusters {
-        if best.score.1 == 0 {
-            break;
-        }
-        let mut mirrored = order.to_vec();
-        for row in &mut mirrored {
-            let Some(start) = row.iter().position(|&i| items[i].group == g) else {
-                continue;
-            };
-            let end = row
-                .iter()
-                .rposition(|&i| items[i].group == g)
-                .map_or(start, |e| e + 1);
-            row[start..end].reverse();
-        }
-        positions(&mirrored, &mut position);
-        let found = score(links, items, &mirrored, &position);
-        if found < best.score {
-            best.score = found;
-            order.clone_from_slice(&mirrored);
-        } else {
-            positions(order, &mut position);
-        }
-    }
-    if best.score.1 > 0 && !work.spent() {
-        best.score = repair_fans(items, links, order, &mut position, best.score);
-    }
     best.score.0
-}
-
-/// Puts the out-edges of each node back in document order where that costs no crossing: for
-/// each node whose out-edges leave one side out of order, their first items are permuted into
-/// document order among the places they hold, then also the rest of each edge's points, then
-/// also the targets that only this edge reaches; the first of these that scores better is kept.
-fn repair_fans(
-    items: &[Item],
-    links: &Links<'_>,
-    order: &mut [Vec<usize>],
-    position: &mut [usize],
-    mut current: Score,
-) -> Score {
-    // Fans by (source, layer): their items in rank order.
-    let mut fans: BTreeMap<(usize, usize), Vec<(usize, usize)>> = BTreeMap::new();
-    for (i, f) in links.fan.iter().enumerate() {
-        if let Some((source, rank)) = *f {
-            fans.entry((source, items[i].layer))
-                .or_default()
-                .push((rank, i));
-        }
-    }
-    for ((source, layer), mut fan) in fans {
-        if fan.len() < 2 {
-            continue;
-        }
-        fan.sort_unstable();
-        if fan.windows(2).all(|w| position[w[0].1] < position[w[1].1]) {
-            continue;
-        }
-        let downward = layer > items[source].layer;
-        let next = if downward { links.down } else { links.up };
-        for depth in 0..3 {
-            // (layer -> [(rank, item)]) of the branches to permute.
-            let mut moved: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
-            for &(rank, first) in &fan {
-                let mut at = first;
-                loop {
-                    moved.entry(items[at].layer).or_default().push((rank, at));
-                    if depth == 0 {
-                        break;
-                    }
-                    let Some(&after) = next[at].first() else {
-                        break;
-                    };
-                    if next[at].len() != 1 {
-                        break;
-                    }
-                    if items[after].is_dummy() {
-                        at = after;
-                        continue;
-                    }
-                    // A target reached by this edge alone moves with it.
-                    let only = if downward {
-                        links.up[after].len() == 1
-                    } else {
-                        links.down[after].len() == 1
-                    };
-                    if depth == 2 && only && items[after].group == items[source].group {
-                        moved
-                            .entry(items[after].layer)
-                            .or_default()
-                            .push((rank, after));
-                    }
-                    break;
-                }
-            }
-            let mut trial = order.to_vec();
-            for (&l, list) in &moved {
-                let mut places: Vec<usize> = list.iter().map(|&(_, i)| position[i]).collect();
-                places.sort_unstable();
-                let mut ranked = list.clone();
-                ranked.sort_unstable();
-                for (&place, &(_, i)) in places.iter().zip(&ranked) {
-                    trial[l][place] = i;
-                }
-            }
-            let mut trial_position = position.to_vec();
-            positions(&trial, &mut trial_position);
-            let found = score(links, items, &trial, &trial_position);
-            if found < current {
-                current = found;
-                order.clone_from_slice(&trial);
-                position.copy_from_slice(&trial_position);
-                break;
-            }
-        }
-    }
-    current
 }
 
 /// The best order crossing reduction has found so far.
@@ -520,28 +385,27 @@ struct Best {
 
 /// Barycenter sweeps, alternately down and up, each followed by transposition and sifting,
 /// until [`PATIENCE`] rounds in a row bring no improvement (at most [`ORDER_ROUNDS`]). Ties keep
-/// the out-edges of one node in document order, then the current order, or reverse it every
-/// other pair of sweeps (so equal items are tried both ways round). Leaves the best order seen
-/// in `order` (fewest crossings, then fewest out-edges out of document order) and returns its
-/// score.
+/// the current order, or reverse it every other pair of sweeps (so equal items are tried both
+/// ways round); each node's out-edges keep document order throughout (see [`keep_fans`]).
+/// Leaves the order with the fewest crossings seen in `order` and returns them.
 fn improve(
     items: &[Item],
     links: &Links<'_>,
     order: &mut [Vec<usize>],
     position: &mut [usize],
     work: &mut Work,
-    ranked: bool,
 ) -> Score {
     let (up, down) = (links.up, links.down);
     positions(order, position);
-    transpose(items, up, down, order, position, work);
-    sift(items, up, down, order, position, work);
-    let mut best = score(links, items, order, position);
+    transpose(items, links, order, position, work);
+    sift(items, links, order, position, work);
+    let mut best = score(down, order, position);
     let mut best_order = order.to_vec();
     let mut stale = 0;
-    let mut keyed: Vec<(usize, i64, usize, usize, usize)> = Vec::new();
+    let mut keyed: Vec<(usize, i64, usize, usize)> = Vec::new();
+    let mut scratch = Vec::new();
     for round in 0..ORDER_ROUNDS {
-        if best == (0, 0) || stale >= PATIENCE || work.spent() {
+        if best.0 == 0 || stale >= PATIENCE || work.spent() {
             break;
         }
         let downward = round % 2 == 0;
@@ -567,23 +431,18 @@ fn improve(
                 } else {
                     position[i]
                 };
-                // With `ranked`, out-edges of one node sharing a barycenter keep document order.
-                let rank = if ranked {
-                    links.fan[i].map_or(0, |(_, rank)| rank)
-                } else {
-                    0
-                };
-                (items[i].group, key, rank, tie, i)
+                (items[i].group, key, tie, i)
             }));
             keyed.sort_unstable();
             for (p, k) in keyed.iter().enumerate() {
-                order[l][p] = k.4;
-                position[k.4] = p;
+                order[l][p] = k.3;
+                position[k.3] = p;
             }
+            keep_fans(links.fan, &mut order[l], position, &mut scratch);
         }
-        transpose(items, up, down, order, position, work);
-        sift(items, up, down, order, position, work);
-        let found = score(links, items, order, position);
+        transpose(items, links, order, position, work);
+        sift(items, links, order, position, work);
+        let found = score(down, order, position);
         if found < best {
             best = found;
             best_order.clone_from_slice(order);
@@ -620,16 +479,16 @@ fn pair_crossings(
     count
 }
 
-/// Swaps neighbours of the same cluster while that lowers crossings (a few passes, while
-/// `work` lasts).
+/// Swaps neighbours of the same cluster, but not two out-edges of one node, while that lowers
+/// crossings (a few passes, while `work` lasts).
 fn transpose(
     items: &[Item],
-    up: &[Vec<usize>],
-    down: &[Vec<usize>],
+    links: &Links<'_>,
     order: &mut [Vec<usize>],
     position: &mut [usize],
     work: &mut Work,
 ) {
+    let (up, down) = (links.up, links.down);
     for _ in 0..4 {
         if work.spent() {
             break;
@@ -638,7 +497,7 @@ fn transpose(
         for row in order.iter_mut() {
             for p in 0..row.len().saturating_sub(1) {
                 let (u, v) = (row[p], row[p + 1]);
-                if items[u].group != items[v].group {
+                if items[u].group != items[v].group || links.siblings(u, v) {
                     continue;
                 }
                 if pair_crossings(v, u, up, down, position, work)
@@ -657,17 +516,17 @@ fn transpose(
     }
 }
 
-/// Sifting: each item in turn moves to the place in its layer (among its cluster) where its
-/// edges cross the fewest others; ties keep the item where it is. Layer by layer while `work`
-/// lasts.
+/// Sifting: each item in turn moves to the place in its layer (among its cluster, and between
+/// the out-edges of its node ranked before and after it) where its edges cross the fewest
+/// others; ties keep the item where it is. Layer by layer while `work` lasts.
 fn sift(
     items: &[Item],
-    up: &[Vec<usize>],
-    down: &[Vec<usize>],
+    links: &Links<'_>,
     order: &mut [Vec<usize>],
     position: &mut [usize],
     work: &mut Work,
 ) {
+    let (up, down) = (links.up, links.down);
     for row in order.iter_mut() {
         if work.spent() {
             return;
@@ -687,9 +546,27 @@ fn sift(
                 .iter()
                 .rposition(|&v| items[v].group == group)
                 .map_or(row.len(), |e| e + 1);
+            // The places between the out-edges of u's node ranked before and after it.
+            let rank = links.fan[u].map(|(_, rank)| rank);
+            let (mut lowest, mut highest) = (start, end - 1);
+            let mut slot = start;
+            for &v in &row[start..end] {
+                if v == u {
+                    continue;
+                }
+                if links.siblings(u, v) {
+                    let before = links.fan[v].map(|(_, r)| r) < rank;
+                    if before {
+                        lowest = slot + 1;
+                    } else {
+                        highest = highest.min(slot);
+                    }
+                }
+                slot += 1;
+            }
             // Cost of each insertion place relative to the leftmost one of the cluster.
             let mut cost = 0i64;
-            let mut best = (0i64, start);
+            let mut best = (i64::MAX, from);
             let mut at_from = None;
             let mut slot = start;
             for &v in &row[start..end] {
@@ -699,12 +576,15 @@ fn sift(
                 if slot == from {
                     at_from = Some(cost);
                 }
+                if (lowest..=highest).contains(&slot) && cost < best.0 {
+                    best = (cost, slot);
+                }
                 cost += pair_crossings(v, u, up, down, position, work) as i64
                     - pair_crossings(u, v, up, down, position, work) as i64;
                 slot += 1;
-                if cost < best.0 {
-                    best = (cost, slot);
-                }
+            }
+            if (lowest..=highest).contains(&slot) && cost < best.0 {
+                best = (cost, slot);
             }
             if slot == from {
                 at_from = Some(cost);
@@ -770,7 +650,13 @@ mod order_tests {
             done: 0,
             limit: u64::MAX,
         };
-        sift(&items, &up, &down, &mut order, &mut position, &mut work);
+        let fan = vec![None; items.len()];
+        let links = Links {
+            up: &up,
+            down: &down,
+            fan: &fan,
+        };
+        sift(&items, &links, &mut order, &mut position, &mut work);
         assert_eq!(total_crossings(&down, &order, &position), 0, "{order:?}");
         assert!(work.done > 0, "sifting counts the pairs it compares");
     }
@@ -797,8 +683,8 @@ mod order_tests {
                 down: &down,
                 fan: &fan,
             };
-            let found = improve(&items, &links, &mut order, &mut position, &mut work, false);
-            assert_eq!(found, (crossings, 0), "limit {limit}: {order:?}");
+            let found = improve(&items, &links, &mut order, &mut position, &mut work);
+            assert_eq!(found.0, crossings, "limit {limit}: {order:?}");
             if limit == 0 {
                 assert_eq!(order, first);
                 assert_eq!(work.done, 0);

@@ -76,12 +76,44 @@ pub(super) fn route(
             (width / 2 - nodes[n].shape.extra_width(nodes[n].height) - PORT_MARGIN).max(0)
         }
     };
-    for (end, sides) in [&mut bottom_ports, &mut top_ports].into_iter().enumerate() {
-        for (n, ports) in sides.iter_mut().enumerate() {
+    // Each node's out-edges (not calls) in document order: chains are made in edge order.
+    let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (c, chain) in chains.iter().enumerate() {
+        if chain.kind != EdgeKind::Call {
+            out_edges[chain.from].push(c);
+        }
+    }
+    for n in 0..nodes.len() {
+        let width = node_rect(n).width;
+        // Both sides in order of the points their edges head for: [bottom, top].
+        let mut sides = [
+            std::mem::take(&mut bottom_ports[n]),
+            std::mem::take(&mut top_ports[n]),
+        ];
+        for ports in &mut sides {
             ports.sort_unstable();
-            let wanted: Vec<i64> = ports.iter().map(|&(x, _)| x - items[n].x).collect();
-            let width = node_rect(n).width;
-            for (&(_, c), offset) in ports.iter().zip(snap(&wanted, width, reach(n, width))) {
+        }
+        let wanted = sides.each_ref().map(|ports| {
+            ports
+                .iter()
+                .map(|&(x, _)| x - items[n].x)
+                .collect::<Vec<i64>>()
+        });
+        // The out-edges as (side, place on it), in document order: those on one side are in
+        // order already (crossing reduction keeps them so); out-edges on both sides (a button
+        // that loops back beside one that goes on) must also leave in order across the sides.
+        let place = |c: usize| {
+            (0..2).find_map(|side| {
+                sides[side]
+                    .iter()
+                    .position(|&(_, d)| d == c)
+                    .map(|p| (side, p))
+            })
+        };
+        let outs: Vec<(usize, usize)> = out_edges[n].iter().filter_map(|&c| place(c)).collect();
+        let offsets = snap_sides(&wanted, &outs, width, reach(n, width));
+        for (end, (ports, offsets)) in sides.iter().zip(offsets).enumerate() {
+            for (&(_, c), offset) in ports.iter().zip(offsets) {
                 port_offset[c][end] = offset;
             }
         }
@@ -243,6 +275,103 @@ fn snap(wanted: &[i64], width: i64, reach: i64) -> Vec<i64> {
     out
 }
 
+/// Offsets of the edge ends on a node's two sides (`wanted`: [bottom, top], see [`snap`]),
+/// with the node's out-edges (`outs`: (side, place on it) in document order) leaving in that
+/// order across both sides, at least [`port_gap`] of all the ends apart where they change
+/// side. Each side as [`snap`] puts it when the out-edges leave by one side only; else each
+/// end as near its point as the order and `reach` allow, or, when they do not fit, all the
+/// ends spread in one order over the middle of the side.
+fn snap_sides(
+    wanted: &[Vec<i64>; 2],
+    outs: &[(usize, usize)],
+    width: i64,
+    reach: i64,
+) -> [Vec<i64>; 2] {
+    let one_side = outs.windows(2).all(|w| w[0].0 == w[1].0);
+    if one_side {
+        return [
+            snap(&wanted[0], width, reach),
+            snap(&wanted[1], width, reach),
+        ];
+    }
+    // One list of ends, bottom then top, and the least distance between ends that follow
+    // each other: along each side, and from each out-edge to the next when it changes side.
+    let count = wanted[0].len() + wanted[1].len();
+    let index = |(side, p): (usize, usize)| if side == 0 { p } else { wanted[0].len() + p };
+    let mut after: Vec<(usize, usize, i64)> = Vec::new();
+    for (side, ends) in wanted.iter().enumerate() {
+        let gap = port_gap(ends.len(), width);
+        for p in 1..ends.len() {
+            after.push((index((side, p - 1)), index((side, p)), gap));
+        }
+    }
+    let cross = port_gap(count, width).max(1);
+    for w in outs.windows(2) {
+        if w[0].0 != w[1].0 {
+            after.push((index(w[0]), index(w[1]), cross));
+        }
+    }
+    let mut out: Vec<i64> = wanted
+        .iter()
+        .flatten()
+        .map(|&w| w.clamp(-reach, reach))
+        .collect();
+    // The constraints form no cycle (each side's order and document order agree), so pushing
+    // right, then back left, settles within `count` passes each.
+    for _ in 0..count {
+        let mut moved = false;
+        for &(a, b, gap) in &after {
+            if out[b] < out[a] + gap {
+                out[b] = out[a] + gap;
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    for x in &mut out {
+        *x = (*x).min(reach);
+    }
+    for _ in 0..count {
+        let mut moved = false;
+        for &(a, b, gap) in &after {
+            if out[a] > out[b] - gap {
+                out[a] = out[b] - gap;
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    if out.iter().any(|&x| x < -reach) {
+        // No room: every end its own place in one order that keeps all the constraints
+        // (a topological order of them), spread over the middle of the side.
+        let mut before = vec![0usize; count];
+        for &(_, b, _) in &after {
+            before[b] += 1;
+        }
+        let mut ready: Vec<usize> = (0..count).rev().filter(|&i| before[i] == 0).collect();
+        let slots = spread(count, width);
+        let mut k = 0;
+        while let Some(i) = ready.pop() {
+            out[i] = slots[k];
+            k += 1;
+            for &(a, b, _) in &after {
+                if a == i {
+                    before[b] -= 1;
+                    if before[b] == 0 {
+                        ready.push(b);
+                    }
+                }
+            }
+        }
+    }
+    let top = out.split_off(wanted[0].len());
+    [out, top]
+}
+
 #[cfg(test)]
 mod route_tests {
     use super::*;
@@ -258,5 +387,22 @@ mod route_tests {
         // No room on the side: spread over its middle, as before.
         assert_eq!(snap(&[0, 0, 0], 200, 0), spread(3, 200));
         assert_eq!(snap(&[], 200, 80), Vec::<i64>::new());
+    }
+
+    #[test]
+    fn out_edges_leave_in_document_order_across_both_sides() {
+        // The first out-edge leaves the bottom heading straight down, the second the top
+        // heading left of it (a button that loops back), beside an edge coming in: the second
+        // is pushed right of the first, the one coming in keeps its place.
+        let wanted = [vec![0], vec![-30, 40]];
+        let outs = [(0, 0), (1, 0)];
+        assert_eq!(snap_sides(&wanted, &outs, 200, 80), [vec![0], vec![10, 40]]);
+        // Out-edges on one side are snapped as before.
+        assert_eq!(
+            snap_sides(&wanted, &[(1, 0), (1, 1)], 200, 80),
+            [vec![0], vec![-30, 40]]
+        );
+        // No room on the side: one order over its middle, still in document order.
+        assert_eq!(snap_sides(&wanted, &outs, 200, 0), [vec![-10], vec![0, 10]]);
     }
 }

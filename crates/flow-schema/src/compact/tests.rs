@@ -144,3 +144,38 @@ fn compact_form_golden() {
     text.push('\n');
     expect_test::expect_file!["../../test_data/compact-schema.json"].assert_eq(&text);
 }
+
+/// Every constraint between fields reads as a sentence, none as raw JSON Schema.
+#[test]
+fn every_rule_is_a_sentence() {
+    let compact = compact_schema(&schema());
+    let mut rules = Vec::new();
+    fn find(value: &Value, rules: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    match (key.as_str(), value) {
+                        ("rules", Value::Array(items)) => {
+                            rules.extend(items.iter().filter_map(Value::as_str).map(str::to_owned))
+                        }
+                        _ => find(value, rules),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| find(item, rules)),
+            _ => {}
+        }
+    }
+    find(&compact, &mut rules);
+    assert_eq!(
+        rules,
+        [
+            "with \"pattern\", \"input\" must be left out or \"text\"",
+            "\"caption\" is not allowed when \"media\" is \"audio\" or \"sticker\"",
+            "\"filename\" is not allowed when \"media\" is not \"document\"",
+        ]
+    );
+    // A form the sentences do not know is still written, as its JSON Schema.
+    let odd = serde_json::json!({ "anyOf": [{ "required": ["a"] }] });
+    assert_eq!(super::rule_sentence(&odd), odd.to_string());
+}

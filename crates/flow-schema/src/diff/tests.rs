@@ -94,19 +94,50 @@ fn config(cases: u32) -> Config {
     }
 }
 
-/// A small version 2 document: steps drawn from a fixed pool of ids, in any order.
+/// A small version 2 document: steps drawn from a fixed pool of ids, in any order, some of
+/// them menus whose buttons come from a small pool (so nested changes happen).
 fn document() -> impl Strategy<Value = Value> {
-    let step = (0usize..6, 0u8..3, prop::option::of(0u8..3)).prop_map(|(id, text, next)| {
-        let mut step =
-            json!({ "id": format!("s{id}"), "kind": "message", "text": format!("t{text}") });
-        if let Some(next) = next {
-            step["next"] = json!(format!("s{next}"));
-        }
-        step
-    });
-    (prop::collection::vec(step, 0..6), 0u8..2).prop_map(|(steps, title)| {
-        json!({ "version": 2, "id": "p", "metadata": { "title": format!("T{title}") }, "steps": steps })
-    })
+    let button = (0u8..3, 0u8..3)
+        .prop_map(|(id, title)| json!({ "id": format!("b{id}"), "title": format!("T{title}") }));
+    let step = (
+        0usize..6,
+        0u8..3,
+        prop::option::of(0u8..3),
+        prop::option::of(prop::collection::vec(button, 1..4)),
+    )
+        .prop_map(|(id, text, next, buttons)| {
+            let mut step =
+                json!({ "id": format!("s{id}"), "kind": "message", "text": format!("t{text}") });
+            if let Some(next) = next {
+                step["next"] = json!(format!("s{next}"));
+            }
+            if let Some(buttons) = buttons {
+                step["kind"] = json!("buttons");
+                step["buttons"] = json!(buttons);
+            }
+            step
+        });
+    (prop::collection::vec(step, 0..6), 0u8..2, prop::collection::vec(0u8..3, 0..3)).prop_map(
+        |(steps, title, tags)| {
+            let tags: Vec<String> = tags.iter().map(|t| format!("g{t}")).collect();
+            json!({ "version": 2, "id": "p", "metadata": { "title": format!("T{title}"), "tags": tags }, "steps": steps })
+        },
+    )
+}
+
+/// A change seen from the step (or the top level): its field, its path below the step, and
+/// its two values.
+fn seen(change: &super::FieldChange, swap: bool) -> (String, String, Option<Value>, Option<Value>) {
+    let below = match change.path.strip_prefix("/steps/") {
+        Some(rest) => rest.find('/').map_or("", |at| &rest[at..]).to_owned(),
+        None => change.path.clone(),
+    };
+    let (before, after) = if swap {
+        (change.after.clone(), change.before.clone())
+    } else {
+        (change.before.clone(), change.after.clone())
+    };
+    (change.field.clone(), below, before, after)
 }
 
 proptest! {
@@ -142,6 +173,31 @@ proptest! {
         a.sort();
         b.sort();
         prop_assert_eq!(a, b);
+        // Each value change is seen the same way from both sides, its values swapped, and the
+        // value after a change is what the right document holds at its path.
+        for step in &forward.changed_steps {
+            let back = backward.changed_steps.iter().find(|s| s.id == step.id).unwrap();
+            let there: Vec<_> = step.values.iter().map(|c| seen(c, false)).collect();
+            let back: Vec<_> = back.values.iter().map(|c| seen(c, true)).collect();
+            prop_assert_eq!(there, back);
+            prop_assert!(!step.values.is_empty());
+            for change in &step.values {
+                if let Some(after) = &change.after {
+                    prop_assert_eq!(right.pointer(&change.path), Some(after));
+                }
+            }
+        }
+        let there: Vec<_> = forward.metadata_values.iter().map(|c| seen(c, false)).collect();
+        let back: Vec<_> = backward.metadata_values.iter().map(|c| seen(c, true)).collect();
+        prop_assert_eq!(there, back);
+        prop_assert_eq!(forward.metadata_values.is_empty(), forward.metadata.is_empty());
+        // Added and removed steps carry what the documents hold there.
+        for entry in &forward.added_steps {
+            prop_assert_eq!(right.pointer(&entry.path), Some(&entry.step));
+        }
+        for entry in &forward.removed_steps {
+            prop_assert_eq!(left.pointer(&entry.path), Some(&entry.step));
+        }
         // Something is listed exactly when the documents differ.
         let listed = !forward.metadata.is_empty() || !forward.added.is_empty()
             || !forward.removed.is_empty() || !forward.changed_steps.is_empty() || forward.reordered;

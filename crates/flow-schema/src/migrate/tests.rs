@@ -327,6 +327,14 @@ pub(crate) fn json_like_a_flow() -> BoxedStrategy<Value> {
         Just("save".to_owned()),
         Just("seconds".to_owned()),
         Just("button".to_owned()),
+        // The 2023 dashboard's words.
+        Just("var".to_owned()),
+        Just("validate".to_owned()),
+        Just("label".to_owned()),
+        Just("queue".to_owned()),
+        Just("when".to_owned()),
+        Just("conditions".to_owned()),
+        Just("variables".to_owned()),
         "[a-z]{1,3}",
     ];
     let leaf = prop_oneof![
@@ -347,6 +355,12 @@ pub(crate) fn json_like_a_flow() -> BoxedStrategy<Value> {
             Just("branch"),
             Just("s1"),
             Just("opt1"),
+            Just("input"),
+            Just("transfer"),
+            Just("set"),
+            Just("Invoice"),
+            Just("invoice"),
+            Just("Support Bot"),
         ]
         .prop_map(Value::from),
         any::<String>().prop_map(Value::String),
@@ -433,6 +447,84 @@ proptest! {
     }
 }
 
+/// A well-formed 2023 dashboard export: menus of `{ label, goto }` options, inputs with `var`
+/// (some with capitals) and `validate`, transfers with a queue, an `id` that is a name.
+fn dashboard_export() -> BoxedStrategy<Value> {
+    const IDS: [&str; 4] = ["Support Bot", "Ventas 24h", "ok_id", "Ñandú Bot"];
+    const VARS: [&str; 4] = ["Invoice", "OrderNumber", "city", "Email_Address"];
+    const PATTERNS: [&str; 3] = ["^INV-[0-9]{4}$", "[a-z]+", "^\\d{5}$"];
+    let step = (0u8..5, 0usize..64, 0usize..64, 1usize..=10);
+    (0usize..4, prop::collection::vec(step, 2..12))
+        .prop_map(|(id, picks)| {
+            let count = picks.len();
+            let target = |n: usize| format!("step{}", n % count);
+            let steps: Vec<Value> = picks
+                .iter()
+                .enumerate()
+                .map(|(i, &(kind, a, b, options))| {
+                    let id = format!("step{i}");
+                    match kind {
+                        0 => json!({ "id": id, "type": "text", "message": format!("Hi {{{{contact_name}}}} {i}"), "goto": target(a) }),
+                        1 => {
+                            let mut step = json!({ "id": id, "type": "input", "message": "Your answer?", "var": VARS[a % VARS.len()] });
+                            if b % 2 == 0 {
+                                step["validate"] = json!(PATTERNS[b % PATTERNS.len()]);
+                            }
+                            step
+                        }
+                        2 => {
+                            let options: Vec<Value> = (0..options)
+                                .map(|k| json!({ "label": format!("Choice number {k} of {i}"), "goto": target(a + k) }))
+                                .collect();
+                            json!({ "id": id, "type": "menu", "message": "Pick one", "options": options })
+                        }
+                        3 => json!({ "id": id, "type": "transfer", "queue": format!("queue-{b}"), "message": "Connecting you" }),
+                        _ => json!({ "id": id, "type": "end", "message": "Bye" }),
+                    }
+                })
+                .collect();
+            json!({ "id": IDS[id], "name": IDS[id], "steps": steps })
+        })
+        .boxed()
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Every well-formed dashboard export becomes a valid version 2 document, every menu
+    /// option going where it went, every transfer keeping its queue, every input its
+    /// variable (lower-cased) and its pattern.
+    #[test]
+    fn dashboard_exports_migrate_to_valid_documents(export in dashboard_export()) {
+        let migration = migrate(&export, 2).unwrap();
+        prop_assert_eq!(&migration.issues, &Vec::new(), "{:#}", migration.document);
+        let before = export["steps"].as_array().unwrap();
+        let after = migration.document["steps"].as_array().unwrap();
+        for (old, new) in before.iter().zip(after) {
+            match old["type"].as_str().unwrap() {
+                "menu" => {
+                    let items = new.get("buttons").cloned()
+                        .unwrap_or_else(|| new["sections"][0]["rows"].clone());
+                    let targets: Vec<&Value> = items.as_array().unwrap().iter().map(|i| &i["next"]).collect();
+                    let wanted: Vec<&Value> = old["options"].as_array().unwrap().iter().map(|o| &o["goto"]).collect();
+                    prop_assert_eq!(targets, wanted);
+                }
+                "transfer" => {
+                    prop_assert_eq!(&new["kind"], "handoff");
+                    prop_assert_eq!(&new["queue"], &old["queue"]);
+                }
+                "input" => {
+                    prop_assert_eq!(&new["kind"], "ask");
+                    let var = old["var"].as_str().unwrap().to_ascii_lowercase();
+                    prop_assert_eq!(&new["save"], &json!(var));
+                    prop_assert_eq!(new.get("pattern"), old.get("validate"));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 fn collect_strings(value: &Value, out: &mut Vec<String>) {
     match value {
         Value::String(text) => out.push(text.clone()),
@@ -466,13 +558,13 @@ fn generated_ids_skip_taken_ones_in_one_pass() {
     assert_eq!(ids[3000], "s1");
 }
 
-/// What no version knows is never passed on silently: a kind, a menu option that is an
-/// object, a key; each is named in `changes` with what became of it.
+/// What no version knows is never passed on silently: a kind, a key; each is named in
+/// `changes` with what became of it.
 #[test]
 fn migration_names_what_it_did_not_understand() {
     let legacy = json!({ "name": "Soporte", "colour": "red", "steps": [
-        { "id": "t", "type": "transfer", "message": "Un momento" },
-        { "id": "m", "type": "menu", "message": "¿Qué?", "options": ["Sí", { "label": "No" }] },
+        { "id": "t", "type": "teleport", "message": "Un momento" },
+        { "id": "m", "type": "menu", "message": "¿Qué?", "options": ["Sí", ["No"]] },
         { "id": "x", "type": "text", "message": "Hola", "colour": "blue" },
     ]});
     let migration = migrate(&legacy, 2).unwrap();
@@ -485,12 +577,303 @@ fn migration_names_what_it_did_not_understand() {
     assert_eq!(
         changes,
         [
-            "step \"t\": kept as is: no version has kind \"transfer\"; did you mean handoff?",
-            "menu step \"m\": option 2 is an object instead of a string and was kept as its title",
+            "step \"t\": kept as is: no version has kind \"teleport\"",
+            "menu step \"m\": option 2 is an array instead of a string and was kept as its title",
             "kept as is: no version has the top-level key \"colour\"",
             "step \"x\": kept as is: no version has the key \"colour\"",
             "kept as is: no version has the top-level key \"colour\"",
             "step \"x\": kept as is: no version has the key \"colour\"",
         ]
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// The 2023 dashboard's words (spec §4): one case per word.
+
+/// Every change sentence of a migration to version 2.
+fn sentences(migration: &super::Migration) -> Vec<&str> {
+    migration
+        .applied
+        .iter()
+        .flat_map(|step| step.changes.iter().map(String::as_str))
+        .collect()
+}
+
+#[test]
+fn dashboard_input_becomes_an_ask_with_save_and_pattern() {
+    let legacy = json!({ "name": "Facturas", "steps": [
+        { "id": "num", "type": "input", "message": "¿Número de factura?", "var": "invoice",
+          "validate": "^INV-[0-9]{4}$", "retries": 1 } ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    assert_eq!(
+        migration.document["steps"][0],
+        json!({ "id": "num", "kind": "ask", "text": "¿Número de factura?", "save": "invoice",
+                "pattern": "^INV-[0-9]{4}$", "retries": 1 })
+    );
+    assert_eq!(migration.issues, []);
+    let said = sentences(&migration);
+    for sentence in [
+        "changed kind \"input\" to \"ask\" in 1 step",
+        "renamed \"var\" to \"variable\" in 1 ask step",
+        "renamed \"validate\" to \"pattern\" in 1 ask step",
+        "renamed \"variable\" to \"save\" in 1 ask step",
+    ] {
+        assert!(said.contains(&sentence), "{sentence} in {said:#?}");
+    }
+    // The dashboard's words on the older `question` kind mean the same.
+    let question =
+        json!({ "steps": [{ "id": "q", "type": "question", "message": "?", "var": "a" }] });
+    assert_eq!(
+        migrate(&question, 2).unwrap().document["steps"][0]["save"],
+        "a"
+    );
+    // Both names: the version 1 name wins, the dashboard's stays for validation to point at.
+    let both = json!({ "steps": [{ "id": "q", "type": "input", "message": "?", "var": "a", "variable": "b" }] });
+    let migration = migrate(&both, 2).unwrap();
+    assert_eq!(migration.document["steps"][0]["save"], "b");
+    assert_eq!(migration.document["steps"][0]["var"], "a");
+    assert!(sentences(&migration).contains(
+        &"step \"q\" has both \"var\" and \"variable\": kept \"variable\" and left \"var\" as it was"
+    ));
+}
+
+#[test]
+fn dashboard_transfer_becomes_a_handoff_keeping_its_queue() {
+    let legacy = json!({ "name": "Soporte", "steps": [
+        { "id": "agent", "type": "transfer", "queue": "billing", "message": "Te paso con una persona" } ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    assert_eq!(
+        migration.document["steps"][0],
+        json!({ "id": "agent", "kind": "handoff", "queue": "billing", "text": "Te paso con una persona" })
+    );
+    assert_eq!(migration.issues, []);
+    let said = sentences(&migration);
+    assert!(
+        said.contains(&"changed kind \"transfer\" to \"handoff\" in 1 step"),
+        "{said:#?}"
+    );
+    assert!(
+        said.contains(&"renamed \"message\" to \"text\" in 1 step"),
+        "{said:#?}"
+    );
+    // A transfer the dashboard gave a goto: a handoff never goes on, so the target is dropped
+    // and quoted, and the document is valid.
+    let legacy = json!({ "name": "Soporte", "steps": [
+        { "id": "agent", "type": "transfer", "queue": "billing", "goto": "bye" },
+        { "id": "bye", "type": "end", "goto": "agent" } ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    assert_eq!(migration.issues, []);
+    assert_eq!(
+        migration.document["steps"][0],
+        json!({ "id": "agent", "kind": "handoff", "queue": "billing" })
+    );
+    let said = sentences(&migration);
+    for sentence in [
+        "step \"agent\": removed \"next\" \"bye\": a handoff step never goes on (the conversation leaves the bot)",
+        "step \"bye\": removed \"next\" \"agent\": an end step never goes on (it ends the flow)",
+    ] {
+        assert!(said.contains(&sentence), "{sentence} in {said:#?}");
+    }
+}
+
+#[test]
+fn dashboard_option_objects_keep_their_routing() {
+    let legacy = json!({ "name": "Menú", "steps": [
+        { "id": "menu", "type": "menu", "message": "¿Qué necesitas?", "var": "Topic", "options": [
+            { "label": "Facturas", "goto": "bills" },
+            { "title": "Horario", "next": "hours" },
+            "Otra cosa" ] },
+        { "id": "other", "type": "end", "message": "Escríbenos." },
+        { "id": "bills", "type": "end", "message": "Facturas." },
+        { "id": "hours", "type": "end", "message": "De 9 a 18." } ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    // The menu's variable (by the question's word) is the buttons' save, lower-cased.
+    assert_eq!(migration.document["steps"][0]["save"], "topic");
+    assert_eq!(
+        migration.document["steps"][0]["buttons"],
+        json!([
+            { "id": "opt1", "title": "Facturas", "next": "bills" },
+            { "id": "opt2", "title": "Horario", "next": "hours" },
+            { "id": "opt3", "title": "Otra cosa" } ])
+    );
+    assert_eq!(migration.issues, []);
+    assert!(sentences(&migration).contains(
+        &"menu step \"menu\": 2 options were objects: \"label\" or \"title\" became each button's \"title\" and \"goto\" or \"next\" each button's \"next\""
+    ));
+    // Four options or more become rows, routed the same way; a long label is cut as a title is.
+    let options: Vec<Value> = (1..=5)
+        .map(|i| json!({ "label": format!("Option number {i} of the menu"), "goto": format!("s{i}") }))
+        .collect();
+    let mut steps =
+        vec![json!({ "id": "menu", "type": "menu", "message": "Pick", "options": options })];
+    steps.extend((1..=5).map(|i| json!({ "id": format!("s{i}"), "type": "end" })));
+    let migration = migrate(&json!({ "name": "Rows", "steps": steps }), 2).unwrap();
+    let rows = &migration.document["steps"][0]["sections"][0]["rows"];
+    assert_eq!(
+        rows[4],
+        json!({ "id": "opt5", "title": "Option number 5 of the m", "next": "s5" })
+    );
+    assert_eq!(migration.issues, []);
+    let said = sentences(&migration);
+    assert!(said.contains(&"menu step \"menu\": 5 options were objects: \"label\" became each row's \"title\" and \"goto\" each row's \"next\""), "{said:#?}");
+    assert!(said.contains(&"menu step \"menu\": option title \"Option number 5 of the menu\" cut to 24 characters \"Option number 5 of the m\""), "{said:#?}");
+}
+
+#[test]
+fn odd_option_objects_are_kept_and_named() {
+    let legacy = json!({ "name": "Odd", "steps": [
+        { "id": "m", "type": "menu", "message": "?", "options": [
+            { "label": "A", "title": "B", "goto": "x", "next": "y" },
+            { "goto": "x" },
+            { "label": "C", "colour": "red" } ] },
+        { "id": "x", "type": "end" }, { "id": "y", "type": "end" } ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    assert_eq!(
+        migration.document["steps"][0]["buttons"],
+        json!([
+            { "id": "opt1", "title": "B", "label": "A", "next": "y", "goto": "x" },
+            { "id": "opt2", "next": "x" },
+            { "id": "opt3", "title": "C", "colour": "red" } ])
+    );
+    let said = sentences(&migration);
+    for sentence in [
+        "menu step \"m\": option 1 has both \"title\" and \"label\": read \"title\" and left \"label\" on its button as it was",
+        "menu step \"m\": option 1 has both \"next\" and \"goto\": read \"next\" and left \"goto\" on its button as it was",
+        "menu step \"m\": option 2 is an object without \"label\" or \"title\": its button has no title",
+        "menu step \"m\": option 3's \"colour\" \"red\" was kept on its button as it is",
+    ] {
+        assert!(said.contains(&sentence), "{sentence} in {said:#?}");
+    }
+    assert!(
+        !said.iter().any(|s| s.contains("option 1's")),
+        "the label left beside a title is named once: {said:#?}"
+    );
+    // Validation then points at each: nothing was lost, nothing is silently wrong.
+    let paths: Vec<&str> = migration.issues.iter().map(|i| i.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/steps/0/buttons/0/goto",
+            "/steps/0/buttons/0/label",
+            "/steps/0/buttons/1",
+            "/steps/0/buttons/2/colour"
+        ]
+    );
+}
+
+#[test]
+fn dashboard_ids_that_are_not_flow_ids_are_turned_into_one() {
+    let cases = [
+        (json!("Support Bot"), "support-bot"),
+        (json!("Atención Cliente 24h"), "atencion-cliente-24h"),
+        (json!("ask_name"), "ask_name"),
+        (json!(2023), "flow-2023"),
+        (json!("日本語"), "from-the-name"),
+        (json!(null), "from-the-name"),
+    ];
+    for (id, expected) in cases {
+        let legacy =
+            json!({ "id": id, "name": "From the name", "steps": [{ "id": "e", "type": "end" }] });
+        let migration = migrate(&legacy, 2).unwrap();
+        assert_eq!(migration.document["id"], expected, "{id}");
+        assert_eq!(migration.issues, [], "{id}");
+        let said = sentences(&migration);
+        if id == expected {
+            assert!(
+                !said.iter().any(|s| s.contains("\"id\"")),
+                "a valid id is kept: {said:#?}"
+            );
+        } else {
+            let sentence = format!(
+                "changed \"id\" {id} to \"{expected}\": a flow id is a lowercase letter, then lowercase letters, digits, \"_\" or \"-\""
+            );
+            assert!(said.contains(&sentence.as_str()), "{sentence} in {said:#?}");
+        }
+    }
+}
+
+#[test]
+fn dashboard_capital_variables_are_lower_cased_where_they_are_named() {
+    let legacy = json!({ "name": "Caps", "variables": { "Plan": { "type": "string" } }, "steps": [
+        { "id": "ask", "type": "input", "message": "Invoice?", "var": "Invoice" },
+        { "id": "check", "type": "branch", "conditions": [
+            { "when": { "all": [{ "var": "Invoice", "op": "exists" }, { "not": { "var": "Plan", "op": "eq", "value": "x" } }] }, "next": "done" } ] },
+        { "id": "pick", "type": "menu", "message": "Plan?", "options": ["Basic"], "save": "Plan" },
+        { "id": "done", "type": "end" } ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    let document = &migration.document;
+    assert_eq!(document["steps"][0]["save"], "invoice");
+    assert_eq!(
+        document["steps"][1]["cases"][0]["when"]["all"][0]["var"],
+        "invoice"
+    );
+    assert_eq!(
+        document["steps"][1]["cases"][0]["when"]["all"][1]["not"]["var"],
+        "plan"
+    );
+    assert_eq!(document["steps"][2]["save"], "plan");
+    assert_eq!(
+        document["variables"],
+        json!({ "plan": { "type": "string" } })
+    );
+    assert_eq!(migration.issues, []);
+    let said = sentences(&migration);
+    for sentence in [
+        "renamed the variable \"Invoice\" to \"invoice\" (variable names are lower case) in step \"ask\", step \"check\"",
+        "renamed the variable \"Plan\" to \"plan\" (variable names are lower case) in step \"check\", step \"pick\", its declaration",
+    ] {
+        assert!(said.contains(&sentence), "{sentence} in {said:#?}");
+    }
+}
+
+#[test]
+fn capital_variables_that_would_clash_are_left_and_reported() {
+    let legacy = json!({ "name": "Clash", "steps": [
+        { "id": "a", "type": "input", "message": "?", "var": "Total" },
+        { "id": "b", "type": "input", "message": "?", "var": "total" },
+        { "id": "c", "type": "input", "message": "?", "var": "Code" },
+        { "id": "d", "type": "input", "message": "?", "var": "CODE" },
+        { "id": "e", "type": "input", "message": "?", "var": "Contact_Name" },
+        { "id": "f", "type": "input", "message": "?", "var": "Año" } ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    let saves: Vec<&Value> = (0..6)
+        .map(|i| &migration.document["steps"][i]["save"])
+        .collect();
+    assert_eq!(
+        saves,
+        ["Total", "total", "Code", "CODE", "Contact_Name", "Año"]
+    );
+    let said = sentences(&migration);
+    for sentence in [
+        "left the variable \"Total\" as it is: lower-cased it would be \"total\", which this document also uses; rename one of them",
+        "left the variable \"Code\" as it is: lower-cased it would be \"code\", as is \"CODE\"; rename one of them",
+        "left the variable \"CODE\" as it is: lower-cased it would be \"code\", as is \"Code\"; rename one of them",
+        "left the variable \"Contact_Name\" as it is: lower-cased it would be \"contact_name\", which is a built-in variable; rename it",
+    ] {
+        assert!(said.contains(&sentence), "{sentence} in {said:#?}");
+    }
+    // "Año" is no variable name even lower-cased: validation reports it, migration does not.
+    assert!(!said.iter().any(|s| s.contains("Año")), "{said:#?}");
+    assert!(migration.issues.iter().any(|i| i.path == "/steps/5/save"));
+}
+
+/// A 2023 dashboard export (`test_data/flows/v0/dashboard-support-2023.json`) becomes a valid
+/// version 2 document whose menu goes where the dashboard's went; its golden migration is
+/// checked with the other fixtures, and `mcp-bin`'s end-to-end tests run it.
+#[test]
+fn the_dashboard_export_migrates_to_a_valid_document_with_its_routing() {
+    let export = read_json(&test_data().join("flows/v0/dashboard-support-2023.json"));
+    let migration = migrate(&export, 2).unwrap();
+    assert_eq!(migration.issues, []);
+    let document = &migration.document;
+    assert_eq!(document["id"], "acme-support-bot");
+    let options = export["steps"][1]["options"].as_array().unwrap();
+    let rows = document["steps"][1]["sections"][0]["rows"]
+        .as_array()
+        .unwrap();
+    assert_eq!(rows.len(), options.len());
+    for (option, row) in options.iter().zip(rows) {
+        assert_eq!(row["title"], option["label"]);
+        assert_eq!(row["next"], option["goto"]);
+    }
 }

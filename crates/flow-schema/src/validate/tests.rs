@@ -131,7 +131,7 @@ fn top_level_metadata_trigger_and_variables() {
         expect![[r#"
             : missing required property "steps"
             /$schema: must be a non-empty string, found an empty string
-            /id: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Pizza Order"
+            /id: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Pizza Order" (did you mean "pizza-order"?)
             /metadata/title: must be a string of 1-120 characters, found an empty string
             /metadata/description: must be a string of 1-1000 characters, found 1001
             /metadata/locale: must be a locale such as "en" or "pt-BR", found "es_ES"
@@ -139,10 +139,10 @@ fn top_level_metadata_trigger_and_variables() {
             /metadata/tags/2: duplicate tag "food" (first at /metadata/tags/0)
             /metadata/author: unknown property "author"
             /trigger/keywords: must be an array of 1-50 keywords, found 0
-            /trigger/match: must be one of "exact", "contains", "startsWith", found "startswith"
+            /trigger/match: must be one of "exact", "contains", "startsWith", found "startswith" (did you mean "startsWith"?)
             /trigger/fallback: must be a boolean, found "yes"
             /variables/Name: invalid variable name "Name": must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
-            /variables/age/type: must be one of "string", "number", "boolean", found "int"
+            /variables/age/type: must be one of "string", "number", "boolean", found "int" (did you mean "number"?)
             /variables/vip/default: must be a boolean (the declared type), found a string
             /variables/vip/description: must be a string of 1-200 characters, found an empty string
             /variables/vip/defualt: unknown property "defualt" (did you mean "default"?)
@@ -188,11 +188,11 @@ fn step_ids_kinds_and_properties() {
             /steps/5/type: unknown property "type" (did you mean "kind"?)
             /steps/6/id: must be a step id: a letter, then up to 63 letters, digits, "_" or "-", found "9lives"
             /steps/6/buttons: "buttons" is not allowed on a message step
-            /steps/7/next: "next" is not allowed on an end step
-            /steps/8/next: "next" is not allowed on a branch step
+            /steps/7/next: "next" is not allowed on an end step: the flow ends there (inside a subflow, control returns to the caller)
+            /steps/8/next: "next" is not allowed on a branch step (did you mean "default"?)
             /steps/9/queue: must be a string of 1-64 characters, found 65
             /steps/9/text: must be a string of 1-1024 characters, found an empty string
-            /steps/9/next: "next" is not allowed on a handoff step
+            /steps/9/next: "next" is not allowed on a handoff step: the conversation leaves the bot there
         "#]],
     );
 }
@@ -303,7 +303,7 @@ fn buttons_and_lists() {
             { "id": "end", "kind": "end" },
         ])),
         expect![[r#"
-            /steps/0/buttons: must be an array of 1-3 buttons, found 4
+            /steps/0/buttons: must be an array of 1-3 buttons, found 4 (for up to 10 choices use a list step)
             /steps/0/buttons/1/id: duplicate button id "x" (first at /steps/0/buttons/0)
             /steps/0/buttons/1/title: must be a string of 1-20 characters, found 21
             /steps/0/buttons/1/next: unknown step "nope" in next
@@ -370,7 +370,7 @@ fn asks_sets_delays_actions_and_subflows() {
             /steps/1/pattern: "pattern" is only allowed with input "text"
             /steps/1/retries: must be an integer from 0 to 5, found 2.5
             /steps/1/retryText: must be a string of 1-1024 characters, found an empty string
-            /steps/2/input: must be one of "text", "number", "email", "phone", "date", "yesno", found "txt"
+            /steps/2/input: must be one of "text", "number", "email", "phone", "date", "yesno", found "txt" (did you mean "text"?)
             /steps/2/pattern: must be a regular expression in RE2 syntax: backreferences are not supported
             /steps/3/var: cannot write the built-in variable "last_message" (it is read-only)
             /steps/3/value: must be a string, number, boolean or null, found an object
@@ -383,7 +383,7 @@ fn asks_sets_delays_actions_and_subflows() {
             /steps/7/args: must be an object, found an array
             /steps/7/save: cannot write the built-in variable "flow_id" (it is read-only)
             /steps/8/args/deep/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0: args nest at most 32 levels deep
-            /steps/9/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Payment"
+            /steps/9/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Payment" (did you mean "payment"?)
         "#]],
     );
 }
@@ -420,7 +420,7 @@ fn conditions() {
             /steps/0/cases/1/when/value: "value" is not allowed with op "exists"
             /steps/0/cases/2/when: missing required property "value"
             /steps/0/cases/3/when/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Age"
-            /steps/0/cases/3/when/op: must be one of "eq", "ne", "lt", "lte", "gt", "gte", "contains", "startsWith", "matches", "exists", "in", found "equals"
+            /steps/0/cases/3/when/op: must be one of "eq", "ne", "lt", "lte", "gt", "gte", "contains", "startsWith", "matches", "exists", "in", found "equals" (did you mean "eq"?)
             /steps/0/cases/4/when/value: must be an array of 1-50 strings, numbers, booleans or nulls, found an array among them
             /steps/0/cases/5/when/value: must be a regular expression in RE2 syntax: unclosed group
             /steps/0/cases/6/when/value: must be a string, found 1
@@ -723,4 +723,92 @@ fn determined_repairs_carry_fixes() {
     let mut stale = fixed.clone();
     assert!(crate::apply_patch(&mut stale, patch).is_err());
     assert_eq!(stale, fixed);
+}
+
+/// Each issue of `document` (`PATH: [fix]`, with its message when `message`), and the document
+/// with every fix applied.
+fn fixes_of(document: &Value, message: bool) -> (String, Value) {
+    let validation = validate(document);
+    let mut fixed = document.clone();
+    let mut found = String::new();
+    for issue in &validation.issues {
+        let fix = issue.fix.as_ref().map_or_else(
+            || "no fix".to_owned(),
+            |f| format!("{:?} {}", f.applicability, f.description),
+        );
+        if let Some(fix) = &issue.fix {
+            crate::apply_patch(&mut fixed, &fix.patch).unwrap();
+        }
+        let message = if message {
+            format!(" {}", issue.message)
+        } else {
+            String::new()
+        };
+        found.push_str(&format!("{}:{message} [{fix}]\n", issue.path));
+    }
+    (found, fixed)
+}
+
+/// The 2023 dashboard's words, written by hand in a version 2 document, name the word this
+/// version uses and carry the fix; a flow id written as a name gets its slug.
+#[test]
+fn dashboard_words_name_their_fix() {
+    let document = json!({ "version": 2, "id": "Support Bot", "steps": [
+        { "id": "q", "kind": "ask", "text": "Invoice?", "var": "invoice", "validate": "^INV-[0-9]{4}$" },
+        { "id": "s", "kind": "set", "save": "plan", "value": "basic" },
+        { "id": "m", "kind": "message", "text": "hi", "var": "x" },
+        { "id": "call", "kind": "subflow", "flow": "Billing Bot" },
+        { "id": "odd", "kind": "subflow", "flow": "日本語" }
+    ]});
+    let (found, fixed) = fixes_of(&document, true);
+    expect![[r#"
+        /id: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Support Bot" (did you mean "support-bot"?) [Safe change the flow id to "support-bot"]
+        /steps/0: missing required property "save" ("var" is there: rename it to "save") [no fix]
+        /steps/0/validate: unknown property "validate" (did you mean "pattern"?) [Safe rename "validate" to "pattern"]
+        /steps/0/var: "var" is not allowed on an ask step (did you mean "save"?) [Safe rename "var" to "save"]
+        /steps/1: missing required property "var" ("save" is there: rename it to "var") [no fix]
+        /steps/1/save: "save" is not allowed on a set step (did you mean "var"?) [Safe rename "save" to "var"]
+        /steps/2/var: "var" is not allowed on a message step [no fix]
+        /steps/3/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "Billing Bot" (did you mean "billing-bot"?) [Safe change the flow id to "billing-bot"]
+        /steps/4/flow: must be a flow id: a lowercase letter, then up to 63 lowercase letters, digits, "_" or "-", found "日本語" [no fix]
+    "#]]
+    .assert_eq(&found);
+    assert_eq!(fixed["id"], "support-bot");
+    assert_eq!(fixed["steps"][0]["save"], "invoice");
+    assert_eq!(fixed["steps"][0]["pattern"], "^INV-[0-9]{4}$");
+    assert_eq!(fixed["steps"][1]["var"], "plan");
+}
+
+/// Another name for an enumeration's value (`greater`, `int`, `photo`, another case) and a
+/// `next` where it is never taken carry fixes; once applied the document is valid.
+#[test]
+fn other_names_for_values_and_terminal_next_carry_fixes() {
+    let document = json!({ "version": 2, "id": "fixes", "variables": { "age": { "type": "int" } },
+        "trigger": { "keywords": ["hi"], "match": "StartsWith" }, "steps": [
+        { "id": "q", "kind": "ask", "text": "Age?", "save": "age", "input": "integer" },
+        { "id": "b", "kind": "branch", "cases": [{ "when": { "var": "age", "op": ">=", "value": 18 }, "next": "adult" }], "next": "minor" },
+        { "id": "adult", "kind": "media", "media": "photo", "url": "https://example.com/a.png", "next": "bye" },
+        { "id": "minor", "kind": "handoff", "queue": "guardians", "next": "bye" },
+        { "id": "bye", "kind": "end", "next": "q" },
+        { "id": "odd", "kind": "ask", "text": "?", "save": "x", "input": "txet" }
+    ]});
+    let (found, fixed) = fixes_of(&document, false);
+    expect![[r#"
+        /trigger/match: [Safe change "StartsWith" to "startsWith"]
+        /variables/age/type: [Safe change "int" to "number"]
+        /steps/0/input: [Safe change "integer" to "number"]
+        /steps/1/cases/0/when/op: [Safe change ">=" to "gte"]
+        /steps/1/next: [Safe rename "next" to "default"]
+        /steps/2/media: [Safe change "photo" to "image"]
+        /steps/3/next: [Safe remove the "next" of this handoff step, which is never taken]
+        /steps/4/next: [Safe remove the "next" of this end step, which is never taken]
+        /steps/5/input: [no fix]
+    "#]]
+    .assert_eq(&found);
+    assert_eq!(
+        issues(&fixed),
+        "/steps/5/input: must be one of \"text\", \"number\", \"email\", \"phone\", \"date\", \"yesno\", found \"txet\" (did you mean \"text\"?)\n",
+        "a spelling alone is suggested, not fixed"
+    );
+    assert_eq!(fixed["steps"][1]["default"], "minor");
 }

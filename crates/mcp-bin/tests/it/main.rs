@@ -18,5 +18,6 @@ mod no_http;
 mod render;
 mod stdio;
 mod test;
+mod tools;
 mod usage;
 mod util;

@@ -189,6 +189,62 @@ fn tools_subset_from_the_command_line() {
     assert_eq!(tools[0]["name"], "flow_digest");
 }
 
+/// The MCP Apps view is offered to a client that declares it, unless `--no-ui` or
+/// `BOTMESH_UI=0` (also `false`, `no`, `off`) turn it off; a `BOTMESH_UI` that is no switch at
+/// all is a usage error, so a typo never leaves the view on without a word.
+#[test]
+fn the_view_is_offered_unless_turned_off() {
+    let declared = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}},"clientInfo":{"name":"host","version":"1"}}}"#;
+    let input = format!(
+        "{declared}\n{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/read\",\"params\":{{\"uri\":\"ui://botmesh/flow\"}}}}\n"
+    );
+    let session = |args: &[&str], ui: Option<&str>| {
+        let mut binary = command();
+        binary.args(args);
+        if let Some(value) = ui {
+            binary.env("BOTMESH_UI", value);
+        }
+        let output = run_with_input(binary, &input);
+        let stdout = String::from_utf8(output.stdout).expect("utf-8");
+        (
+            output.status.code(),
+            lines(&stdout),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    for (args, ui) in [(&[][..], None), (&[][..], Some("1")), (&[][..], Some(""))] {
+        let (code, answers, _) = session(args, ui);
+        assert_eq!(code, Some(0));
+        assert!(
+            answers[0]["result"]["capabilities"]["resources"].is_object(),
+            "{ui:?}"
+        );
+        let html = answers[1]["result"]["contents"][0]["text"]
+            .as_str()
+            .expect("the view");
+        assert!(html.contains("<html"), "{ui:?}");
+    }
+    for (args, ui) in [
+        (&["--no-ui"][..], None),
+        (&[][..], Some("0")),
+        (&[][..], Some("off")),
+        (&["--no-ui"][..], Some("1")),
+    ] {
+        let (code, answers, _) = session(args, ui);
+        assert_eq!(code, Some(0));
+        assert_eq!(
+            answers[0]["result"]["capabilities"],
+            json!({ "tools": { "listChanged": false } }),
+            "{args:?} {ui:?}"
+        );
+        assert_eq!(answers[1]["error"]["code"], -32601, "{args:?} {ui:?}");
+    }
+    let (code, answers, stderr) = session(&[], Some("nope"));
+    assert_eq!(code, Some(2));
+    assert!(answers.is_empty());
+    assert!(stderr.contains("BOTMESH_UI: expected 0 or 1"), "{stderr}");
+}
+
 #[test]
 fn a_closed_stdout_ends_writing_and_the_process_exits_cleanly() {
     let mut child = command()

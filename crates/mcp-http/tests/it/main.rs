@@ -6,6 +6,7 @@
     clippy::unwrap_used,
     reason = "test helpers outside #[test] functions panic on unexpected replies by design"
 )]
+mod apps;
 mod limits;
 mod operations;
 mod safety;
@@ -17,6 +18,7 @@ use botmesh_mcp_http::{Error, HttpOptions, Listening, serve_with};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -177,6 +179,24 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.stop_inner();
+    }
+}
+
+/// A fresh temporary directory, unique per test name and process (removed on drop).
+pub(crate) struct TempDir(pub(crate) PathBuf);
+
+impl TempDir {
+    pub(crate) fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("botmesh-http-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -5,25 +5,6 @@ use botmesh_mcp_http::{HttpOptions, new_token};
 use serde_json::json;
 use std::io::Write;
 use std::net::TcpStream;
-use std::path::PathBuf;
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("botmesh-http-ops-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn metrics_page(server: &Server) -> String {
     let reply = get(server.metrics.expect("a metrics listener"), "/metrics", &[]);
@@ -164,7 +145,7 @@ fn a_body_whose_parsed_form_exceeds_the_budget_answers_413() {
 
 #[test]
 fn tokens_and_the_per_token_cap_are_decided_from_headers() {
-    let dir = TempDir::new("cap");
+    let dir = TempDir::new("ops-cap");
     let file = dir.0.join("tokens.jsonl");
     let scopes = vec!["flow".to_owned(), "docs".to_owned()];
     let a = format!("Bearer {}", new_token(&file, &scopes).unwrap());
@@ -217,7 +198,7 @@ fn tokens_and_the_per_token_cap_are_decided_from_headers() {
 
 #[test]
 fn health_and_readiness_need_nothing_and_metrics_follow_the_token_rule() {
-    let dir = TempDir::new("health");
+    let dir = TempDir::new("ops-health");
     let file = dir.0.join("tokens.jsonl");
     let token = new_token(&file, &["flow".to_owned()]).unwrap();
     let auth = format!("Bearer {token}");
@@ -301,7 +282,7 @@ fn shutdown_turns_readiness_off_and_finishes_the_request_in_flight() {
 
 #[test]
 fn the_audit_file_has_one_line_per_call_before_the_answer() {
-    let dir = TempDir::new("audit");
+    let dir = TempDir::new("ops-audit");
     let audit = dir.0.join("audit.jsonl");
     let server = Server::start(
         HttpOptions::default()
@@ -363,7 +344,7 @@ fn hangup() {
 #[cfg(unix)]
 #[test]
 fn sighup_revokes_removed_tokens_keeps_them_on_a_bad_file_and_reopens_the_audit() {
-    let dir = TempDir::new("sighup");
+    let dir = TempDir::new("ops-sighup");
     let file = dir.0.join("tokens.jsonl");
     let audit = dir.0.join("audit.jsonl");
     let keep = new_token(&file, &["flow".to_owned()]).unwrap();
@@ -433,7 +414,7 @@ fn sighup_revokes_removed_tokens_keeps_them_on_a_bad_file_and_reopens_the_audit(
 
 #[test]
 fn instances_sharing_a_session_secret_accept_each_others_sessions() {
-    let dir = TempDir::new("sealed");
+    let dir = TempDir::new("ops-sealed");
     let secret = dir.0.join("secret");
     std::fs::write(&secret, "0123456789abcdef0123456789abcdef\n").unwrap();
     let other_secret = dir.0.join("other");

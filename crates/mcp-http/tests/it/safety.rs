@@ -2,25 +2,6 @@
 use crate::*;
 use botmesh_mcp_http::{Error, HttpOptions, new_token, serve_until};
 use serde_json::json;
-use std::path::PathBuf;
-
-/// A fresh temporary directory (removed on drop).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("botmesh-http-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn scopes(list: &[&str]) -> Vec<String> {
     list.iter().map(|s| (*s).to_owned()).collect()

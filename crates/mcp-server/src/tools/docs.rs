@@ -96,7 +96,8 @@ fn docs_page() -> Tool {
         description: "Return the Markdown of one page of the guides, by the path docs_search gave \
          (relative to the docs root, e.g. guide/getting-started.md; only .md files under the \
          root). With heading (a docs_search result's anchor, or a heading's text), only that \
-         section, up to the next heading, with its heading path. A text longer than length \
+         section, up to the next heading (with the sub-headings a page repeats under each \
+         entry, such as Usage), with its heading path. A text longer than length \
          characters (default 40000) is cut at a line end, and the text ends with one line \
          giving the exact call that reads on.",
         scope: Scope::Docs,
@@ -222,6 +223,7 @@ fn docs_page() -> Tool {
                 payload,
                 text: Some(text),
                 leading: None,
+                meta: None,
             })
         }),
     }

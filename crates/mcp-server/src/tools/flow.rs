@@ -90,12 +90,8 @@ fn flow_validate() -> Tool {
                     let validation = schema::validate(document);
                     let keys: Vec<bool> = validation.issues.iter().map(|i| i.at_key).collect();
                     let mut payload = to_payload(validation)?;
-                    if let (Some(map), Some(Value::Array(issues))) =
-                        (source.map(), payload.get_mut("issues"))
-                    {
-                        for (issue, at_key) in issues.iter_mut().zip(keys) {
-                            analyzer::add_location(issue, map, at_key);
-                        }
+                    if let Some(map) = source.map() {
+                        analyzer::add_locations(&mut payload, map, &keys);
                     }
                     payload
                 }
@@ -116,7 +112,7 @@ fn flow_analyze() -> Tool {
         name: "flow_analyze",
         title: "Analyze, draw and lint a flow document",
         description: "Validate a flow document and the subflows it calls, draw its graph (Mermaid by default, \
-         JSON with format: \"json\") and lint the set (18 stable codes). Issues and diagnostics \
+         JSON with format: \"json\") and lint the set (stable codes, listed in the docs). Issues and diagnostics \
          carry source (\"document\" or \"subflows/N\"), a JSON Pointer and what to change; an \
          invalid input gives its issues and no drawing. Send documentText (the file's text) \
          instead of document to get line and column with the document's findings.",
@@ -147,26 +143,7 @@ fn flow_analyze() -> Tool {
             "properties": {
                 "valid": { "type": "boolean" },
                 "issues": super::sourced_issues_schema(),
-                "diagnostics": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "code": { "type": "string" },
-                            "severity": { "type": "string", "enum": ["error", "warning", "info"] },
-                            "flow": { "type": "string" },
-                            "step": { "type": "string" },
-                            "path": { "type": "string" },
-                            "message": { "type": "string" },
-                            "source": { "type": "string" },
-                            "line": { "type": "integer", "description": "With documentText: where the member the path names is." },
-                            "column": { "type": "integer" },
-                            "endLine": { "type": "integer" },
-                            "endColumn": { "type": "integer" }
-                        },
-                        "required": ["code", "severity", "flow", "path", "message", "source"]
-                    }
-                },
+                "diagnostics": super::diagnostics_schema(),
                 "mermaid": { "type": "string", "description": "Present with format mermaid when valid." },
                 "graph": { "type": "object", "description": "Present with format json when valid." },
                 "summary": { "type": "object" }
@@ -227,7 +204,10 @@ fn flow_fix() -> Tool {
         title: "Apply the fixes of a flow document",
         description: "Apply the fixes validation and lint carry (safe ones keep the meaning; unsafe: true \
          adds plausible repairs that change behaviour) until none applies: the document, its \
-         digest, each fix as a sentence, and the issues and diagnostics left.",
+         digest, each fix as a sentence, and the issues and diagnostics left. Send documentText \
+         (the file's text) instead of document to get the fixed text back in text, edited only \
+         where a fix applied (indentation, key order and spacing kept), with line and column on \
+         the findings left.",
         scope: Scope::Flow,
         input_schema: input_schema(
             json!({
@@ -247,11 +227,19 @@ fn flow_fix() -> Tool {
             "type": "object",
             "properties": {
                 "document": { "type": "object" },
+                "text": {
+                    "type": "string",
+                    "description": "With documentText: the fixed text, the input edited only where a fix applied (what botmesh-mcp check --fix writes)."
+                },
+                "textRewritten": {
+                    "type": "boolean",
+                    "description": "Present (true) when some fix could not be written as an edit of documentText: text is then the fixed document printed anew."
+                },
                 "digest": { "type": "string" },
                 "valid": { "type": "boolean" },
                 "applied": { "type": "array", "items": { "type": "string" } },
                 "issues": super::sourced_issues_schema(),
-                "diagnostics": { "type": "array", "items": { "type": "object" } }
+                "diagnostics": super::diagnostics_schema()
             },
             "required": ["document", "digest", "valid", "applied", "issues", "diagnostics"]
         }),
@@ -262,39 +250,61 @@ fn flow_fix() -> Tool {
                 .and_then(Value::as_array)
                 .map_or(&[][..], Vec::as_slice);
             let include_unsafe = arguments.get("unsafe").and_then(Value::as_bool) == Some(true);
-            let payload = match &source {
+            let (outcome, text) = match &source {
                 DocumentSource::NotJson(error) => {
                     return Err(ToolError(format!(
                         "argument \"documentText\" is {error}; fix the JSON first (flow_validate with documentText says where)"
                     )));
                 }
-                _ => {
-                    let document = source.value().unwrap_or(&Value::Null);
-                    let outcome = analyzer::fix_document(document, subflows, include_unsafe);
-                    let applied: Vec<String> = outcome
-                        .applied
-                        .iter()
-                        .map(|fix| match fix.applicability {
-                            schema::Applicability::Safe => fix.description.clone(),
-                            schema::Applicability::Unsafe => {
-                                format!("{} (unsafe)", fix.description)
-                            }
-                        })
-                        .collect();
-                    json!({
-                        "digest": schema::digest(&outcome.document).digest,
-                        "document": outcome.document,
-                        "valid": outcome.valid,
-                        "applied": applied,
-                        "issues": outcome.issues,
-                        "diagnostics": outcome.diagnostics,
-                    })
+                DocumentSource::Text(..) => {
+                    // The schema checker has verified a string, which parsed.
+                    let given = arguments
+                        .get("documentText")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let fixed = analyzer::fix_text(given, subflows, include_unsafe)
+                        .map_err(|error| ToolError(format!("internal error: {error}")))?;
+                    (fixed.outcome, Some(fixed.text))
                 }
+                DocumentSource::Value(document) => (
+                    analyzer::fix_document(document, subflows, include_unsafe),
+                    None,
+                ),
             };
+            let applied: Vec<String> = outcome
+                .applied
+                .iter()
+                .map(|fix| match fix.applicability {
+                    schema::Applicability::Safe => fix.description.clone(),
+                    schema::Applicability::Unsafe => format!("{} (unsafe)", fix.description),
+                })
+                .collect();
+            let keys: Vec<bool> = outcome.issues.iter().map(|i| i.at_key).collect();
+            let mut payload = json!({
+                "digest": schema::digest(&outcome.document).digest,
+                "valid": outcome.valid,
+                "applied": applied,
+                "issues": outcome.issues,
+                "diagnostics": outcome.diagnostics,
+            });
+            if let Some(text) = text {
+                let (text, rewritten) = match text {
+                    Some(text) => (text, false),
+                    None => (pretty_json(&outcome.document), true),
+                };
+                if let Ok((_, map)) = schema::parse_with_positions(&text) {
+                    analyzer::add_locations(&mut payload, &map, &keys);
+                }
+                payload["text"] = Value::String(text);
+                if rewritten {
+                    payload["textRewritten"] = Value::Bool(true);
+                }
+            }
+            payload["document"] = outcome.document;
             Ok(bounded_output(
                 "flow_fix",
                 payload,
-                &["document"],
+                &["document", "text"],
                 &["issues", "diagnostics"],
                 arguments,
             ))
@@ -302,11 +312,19 @@ fn flow_fix() -> Tool {
     }
 }
 
+/// A document printed anew: two-space indentation and a final newline.
+fn pretty_json(document: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(document).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 fn flow_migrate() -> Tool {
     Tool {
         name: "flow_migrate",
         title: "Migrate a flow document",
-        description: "Migrate a flow document from version 0 (no version key) or 1 to target (default 2): \
+        description: "Migrate a flow document from version 0 (no version key; the 2023 dashboard's exports \
+         too: input, transfer, menu options as { label, goto }) or 1 to target (default 2): \
          the document, from, to, every change as a sentence (nothing is dropped silently) and, \
          for target 2, its validation issues. A version outside 0-2 or a target below the \
          document's is an error.",
@@ -369,18 +387,53 @@ fn flow_migrate() -> Tool {
 }
 
 fn flow_diff() -> Tool {
+    let value_changes = |description: &str| {
+        json!({
+            "type": "array",
+            "description": description,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "field": { "type": "string", "description": "The step (or top-level) key it is under." },
+                    "path": { "type": "string", "description": "JSON Pointer in the right document (removed: where it was)." },
+                    "before": {},
+                    "after": {},
+                    "cut": { "type": "boolean", "description": "A value over 200 characters of JSON, cut with …." }
+                },
+                "required": ["field", "path"]
+            }
+        })
+    };
+    let step_entries = |description: &str| {
+        json!({
+            "type": "array",
+            "description": description,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": { "type": "string" },
+                    "path": { "type": "string", "description": "Its pointer in the document that has it." },
+                    "step": { "type": "object" },
+                    "note": { "type": "string", "description": "Why it is matched by position." }
+                },
+                "required": ["id", "path", "step"]
+            }
+        })
+    };
     Tool {
         name: "flow_diff",
         title: "Compare two flow documents",
         description: "Compare two flow documents step by step (matched by id, both migrated to version 2 \
-         first): metadata changes, added, removed and changed steps with their fields, \
-         reordering, and the digests of both sides. Key order, whitespace and number spelling \
-         never count as changes.",
+         first): what changed, each value at the deepest place it changed with its JSON Pointer \
+         and its value before and after (a renamed row title is one entry with the two titles), \
+         metadata changes with their values, added and removed steps whole, reordering, and the \
+         digests of both sides. Key order, whitespace and number spelling never count as changes.",
         scope: Scope::Flow,
         input_schema: input_schema(
             json!({
                 "left": document_property("The earlier flow document."),
-                "right": document_property("The later flow document.")
+                "right": document_property("The later flow document."),
+                "fullText": full_text_property()
             }),
             &["left", "right"],
         ),
@@ -389,8 +442,11 @@ fn flow_diff() -> Tool {
             "properties": {
                 "changed": { "type": "boolean" },
                 "metadata": { "type": "array", "items": { "type": "string" } },
+                "metadataValues": value_changes("Each top-level value that changed."),
                 "added": { "type": "array", "items": { "type": "string" } },
                 "removed": { "type": "array", "items": { "type": "string" } },
+                "addedSteps": step_entries("Steps only on the right, whole."),
+                "removedSteps": step_entries("Steps only on the left, whole."),
                 "changedSteps": {
                     "type": "array",
                     "items": {
@@ -398,20 +454,8 @@ fn flow_diff() -> Tool {
                         "properties": {
                             "id": { "type": "string" },
                             "fields": { "type": "array", "items": { "type": "string" } },
-                            "values": {
-                                "type": "array",
-                                "description": "before absent when added, after when removed; over 200 characters of JSON: cut with … and cut: true.",
-                                "items": {
-                                    "type": "object",
-                                    "properties": {
-                                        "field": { "type": "string" },
-                                        "before": {},
-                                        "after": {},
-                                        "cut": { "type": "boolean" }
-                                    },
-                                    "required": ["field"]
-                                }
-                            }
+                            "values": value_changes("Each value that changed, where it changed."),
+                            "note": { "type": "string" }
                         },
                         "required": ["id", "fields", "values"]
                     }
@@ -420,12 +464,24 @@ fn flow_diff() -> Tool {
                 "before": { "type": "string" },
                 "after": { "type": "string" }
             },
-            "required": ["changed", "metadata", "added", "removed", "changedSteps", "before", "after"]
+            "required": ["changed", "metadata", "metadataValues", "added", "removed", "addedSteps", "removedSteps", "changedSteps", "before", "after"]
         }),
         handler: Tool::handler(|_, arguments| {
             let diff = schema::diff(arg(arguments, "left")?, arg(arguments, "right")?)
                 .map_err(|error| ToolError(error.to_string()))?;
-            Ok(to_payload(diff)?.into())
+            Ok(bounded_output(
+                "flow_diff",
+                to_payload(diff)?,
+                &[],
+                // The ids stay in added and removed; what was removed goes first.
+                &[
+                    "removedSteps",
+                    "addedSteps",
+                    "changedSteps",
+                    "metadataValues",
+                ],
+                arguments,
+            ))
         }),
     }
 }

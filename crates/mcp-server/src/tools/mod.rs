@@ -6,9 +6,6 @@ mod render;
 mod simulate;
 mod test;
 
-#[cfg(test)]
-pub(crate) use render::base64;
-
 use crate::catalogue::{Catalogue, ToolError, ToolOutput};
 use serde_json::{Map, Value, json};
 
@@ -50,6 +47,31 @@ pub(crate) fn sourced_issues_schema() -> Value {
     let mut schema = issues_without_positions_schema();
     location_properties(&mut schema["items"]["properties"]);
     schema
+}
+
+/// The lint `diagnostics` of a set of documents (`flow_analyze`, `flow_fix`), with line and
+/// column for the document's own when it came as `documentText`.
+pub(crate) fn diagnostics_schema() -> Value {
+    json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "code": { "type": "string" },
+                "severity": { "type": "string", "enum": ["error", "warning", "info"] },
+                "flow": { "type": "string" },
+                "step": { "type": "string" },
+                "path": { "type": "string" },
+                "message": { "type": "string" },
+                "source": { "type": "string" },
+                "line": { "type": "integer", "description": "With documentText: where the member the path names is." },
+                "column": { "type": "integer" },
+                "endLine": { "type": "integer" },
+                "endColumn": { "type": "integer" }
+            },
+            "required": ["code", "severity", "flow", "path", "message", "source"]
+        }
+    })
 }
 
 /// The same issues without line and column (`flow_test`'s, whose documents arrive as JSON).
@@ -225,6 +247,7 @@ pub(crate) fn bounded_output(
             payload,
             text: Some(text),
             leading: None,
+            meta: None,
         };
     }
     let budget = TEXT_LIMIT - NOTE_ROOM;
@@ -258,6 +281,9 @@ pub(crate) fn bounded_output(
                 fits
             })
             .count();
+        if kept == total {
+            continue;
+        }
         items.truncate(kept);
         left_out.push(format!("\"{name}\" after the first {kept} of {total}"));
     }
@@ -270,5 +296,6 @@ pub(crate) fn bounded_output(
         payload,
         text: Some(text),
         leading: None,
+        meta: None,
     }
 }

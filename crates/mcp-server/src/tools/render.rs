@@ -22,10 +22,12 @@ pub(super) fn flow_render() -> Tool {
         title: "Draw a flow as a picture",
         description: "Draw a flow document (and the subflows it calls, as labelled clusters) as a picture: a \
          PNG image by default, or SVG markup with format: \"svg\". Steps are boxes shaped by kind \
-         (branch hexagon, ask parallelogram, end/handoff stadium, subflow double-sided), edges \
+         (branch hexagon, ask parallelogram, end stadium, handoff red octagon, subflow \
+         double-sided, buttons and list rounded), edges \
          carry their button, row or case labels, loops are drawn back. Returns the image (or the \
          SVG markup as a text item), then one text line, and { valid, issues, format, width, height, \
-         nodes, edges, crossings }. A PNG stays within maxSize (default 1568 px) with text never \
+         nodes, edges, crossings, missingGlyphs (characters no embedded font draws, written as their code \
+         point) }. Emoji are drawn. A PNG stays within maxSize (default 1568 px) with text never \
          below 10 px: a flow too large for that comes as an overview (boxes without text, the \
          pages framed and numbered) listing each page's steps; call again with page: N for a \
          readable page (it names its steps and the pages next to it), or with focus: a step id \
@@ -93,6 +95,11 @@ pub(super) fn flow_render() -> Tool {
                 "nodes": { "type": "integer", "description": "Nodes drawn (present when valid)." },
                 "edges": { "type": "integer", "description": "Edges drawn (present when valid)." },
                 "crossings": { "type": "integer", "description": "Edge crossings in the layout (present when valid)." },
+                "missingGlyphs": {
+                    "type": "array",
+                    "items": { "type": "string" },
+                    "description": "Characters of the flow's text that no embedded font draws (\"U+4F60 你\"), each written in the picture as its code point ‹U+4F60›; absent when every character is drawn. Emoji common in WhatsApp chats are drawn."
+                },
                 "pages": { "type": "integer", "description": "Pages of a PNG too large for maxSize (absent when it fits)." },
                 "page": { "type": "integer", "description": "The page drawn (absent for the overview)." },
                 "steps": { "type": "array", "items": { "type": "string" }, "description": "Step ids the image shows (a page or a focus)." },
@@ -112,7 +119,7 @@ pub(super) fn flow_render() -> Tool {
             },
             "required": ["valid", "issues", "format"]
         }),
-        handler: Tool::handler(|_, arguments| {
+        handler: Tool::handler(|context, arguments| {
             let svg = match arguments.get("format").and_then(Value::as_str) {
                 None | Some("png") => false,
                 Some("svg") => true,
@@ -183,15 +190,25 @@ pub(super) fn flow_render() -> Tool {
                 "edges": picture.edges.len(),
                 "crossings": picture.crossings,
             });
+            if !picture.missing_glyphs.is_empty() {
+                payload["missingGlyphs"] = json!(picture.missing_glyph_names());
+            }
             let ids = |nodes: &[usize]| -> Vec<String> {
                 nodes.iter().map(|&n| picture.nodes[n].id.clone()).collect()
             };
             let png = |bytes: Vec<u8>| LeadingContent::Image {
-                data: base64(&bytes),
+                data: render::base64(&bytes),
                 mime_type: "image/png",
             };
+            let mut meta = None;
             let (width, height, leading, extra) = if svg {
                 let markup = picture.to_svg().map_err(draw_error)?;
+                if context.ui {
+                    let diagnostics = super::to_payload(&rendering.diagnostics)?;
+                    meta = Some(json!({
+                        crate::apps::PICTURE_META: picture_meta(&picture, arguments, diagnostics)
+                    }));
+                }
                 (
                     picture.width,
                     picture.height,
@@ -313,8 +330,11 @@ pub(super) fn flow_render() -> Tool {
             payload["width"] = json!(width);
             payload["height"] = json!(height);
             // The text rule: the line carries every fact of the payload.
+            let missing = picture
+                .missing_glyphs_note()
+                .map_or_else(String::new, |note| format!(" {note}"));
             let line = format!(
-                "{} of {} ({width}×{height} px): {}, {}, {}; valid, no issues.{extra}",
+                "{} of {} ({width}×{height} px): {}, {}, {}; valid, no issues.{missing}{extra}",
                 format.to_uppercase(),
                 what(arguments),
                 count(picture.nodes.len(), "node"),
@@ -325,9 +345,55 @@ pub(super) fn flow_render() -> Tool {
                 payload,
                 text: Some(line),
                 leading: Some(leading),
+                meta,
             })
         }),
     }
+}
+
+/// What an MCP Apps view needs to make an SVG picture interactive (`_meta` of the result, for
+/// a client that declared the extension): the picture's size, the flow ids of the set (the
+/// document's, then each subflow's), every node (its flow's index there, step id, kind and
+/// box), every edge (node indices, kind, points) and the set's lint diagnostics.
+fn picture_meta(
+    picture: &render::Picture,
+    arguments: &serde_json::Map<String, Value>,
+    diagnostics: Value,
+) -> Value {
+    let id = |document: &Value| document.get("id").cloned().unwrap_or(Value::Null);
+    let mut flows: Vec<Value> = arguments.get("document").map(id).into_iter().collect();
+    if let Some(subflows) = arguments.get("subflows").and_then(Value::as_array) {
+        flows.extend(subflows.iter().map(id));
+    }
+    let nodes: Vec<Value> = picture
+        .nodes
+        .iter()
+        .map(|node| {
+            let r = node.rect;
+            json!({
+                "flow": node.flow, "step": node.id, "kind": node.kind,
+                "x": r.x, "y": r.y, "width": r.width, "height": r.height,
+            })
+        })
+        .collect();
+    let edges: Vec<Value> = picture
+        .edges
+        .iter()
+        .map(|edge| {
+            json!({
+                "from": edge.from, "to": edge.to, "kind": edge.kind.as_str(),
+                "points": edge.points.iter().map(|&(x, y)| json!([x, y])).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "width": picture.width,
+        "height": picture.height,
+        "flows": flows,
+        "nodes": nodes,
+        "edges": edges,
+        "diagnostics": diagnostics,
+    })
 }
 
 /// `a … z (N steps)` for a page's list in the overview line, or `no step`.
@@ -364,26 +430,4 @@ fn count(n: usize, noun: &str) -> String {
     } else {
         format!("{n} {noun}s")
     }
-}
-
-/// Standard base64 with padding (RFC 4648 §4).
-pub(crate) fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }

@@ -117,7 +117,9 @@ pub(super) fn flow_simulate() -> Tool {
          return), the steps executed, the final variables, the outcome (waiting, ended, handoff, \
          loop, handler-failed, no-flow, error) and warnings. Deterministic: a virtual clock, no \
          network. An invalid document or subflow gives valid: false with its issues and runs \
-         nothing. The text item is the transcript, one line per entry.",
+         nothing. The text item is the transcript, one line per entry; rounds of a loop that \
+         repeat the same lines are given once, then a line saying how many more times they \
+         came (the path writes them (a b)×N), and structuredContent has every entry.",
         scope: Scope::Flow,
         input_schema: input_schema(Value::Object(properties), &["document"]),
         output_schema: json!({
@@ -157,6 +159,7 @@ pub(super) fn flow_simulate() -> Tool {
                 payload: Value::Object(payload),
                 text: Some(text),
                 leading: None,
+                meta: None,
             })
         }),
     }
