@@ -46,6 +46,11 @@ Validates and lints flow documents (the flow_analyze engine).
   --diff                with --fix, print the edits as a diff instead of writing them
 Exit status: 0 no errors, 1 errors found, 2 usage error or unreadable file.";
 
+/// The usage text, which the top-level `--help` quotes.
+pub(crate) fn usage() -> &'static str {
+    USAGE
+}
+
 /// The parsed command line.
 #[derive(Debug, PartialEq, Eq)]
 struct Args {

@@ -39,6 +39,11 @@ Runs conversation test files (*.flowtest.json; a directory: its *.flowtest.json 
                         reaches (what it cannot cover goes to stderr)
 Exit status: 0 all cases passed, 1 a case failed, 2 usage error or unreadable or malformed file.";
 
+/// The usage text, which the top-level `--help` quotes.
+pub(crate) fn usage() -> &'static str {
+    USAGE
+}
+
 /// How results are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {

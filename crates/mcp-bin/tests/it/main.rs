@@ -19,4 +19,5 @@ mod render;
 mod stdio;
 mod test;
 mod tools;
+mod usage;
 mod util;
