@@ -49,6 +49,8 @@ use crate::limits::{
     MIN_STEPS,
 };
 use crate::model::StepKind;
+use crate::pointer::push_token;
+use crate::program::is_variable_name;
 use crate::suggest::{
     KindHint, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
     sure_kind, sure_property, unique_closest,
@@ -170,13 +172,7 @@ impl Shape {
                         .iter()
                         .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
             }
-            Shape::Variable => {
-                (1..=MAX_VARIABLE_NAME).contains(&b.len())
-                    && (lower(&b[0]) || b[0] == b'_')
-                    && b[1..]
-                        .iter()
-                        .all(|c| lower(c) || c.is_ascii_digit() || *c == b'_')
-            }
+            Shape::Variable => is_variable_name(s),
             Shape::Locale | Shape::TemplateLanguage => {
                 let separator = if matches!(self, Shape::Locale) {
                     b'-'
@@ -290,18 +286,6 @@ fn as_integer(value: &Value) -> Option<f64> {
         return n.as_f64();
     }
     n.as_f64().filter(|f| f.fract() == 0.0)
-}
-
-/// Appends a JSON Pointer reference token, escaped as RFC 6901 says.
-fn push_token(path: &mut String, token: &str) {
-    path.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => path.push_str("~0"),
-            '/' => path.push_str("~1"),
-            c => path.push(c),
-        }
-    }
 }
 
 fn quoted_list(items: &[&str]) -> String {
