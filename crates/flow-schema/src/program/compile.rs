@@ -26,6 +26,8 @@ const PENDING: usize = 1 << (usize::BITS - 1);
 pub struct Compiler<'a> {
     /// The first document with each flow id.
     by_id: FxHashMap<&'a str, usize>,
+    /// Each document's flow id and first step's id.
+    heads: Vec<(&'a str, Option<&'a str>)>,
     patterns: Vec<PatternRef<'a>>,
     /// The index of the next flow.
     next: usize,
@@ -36,11 +38,16 @@ impl<'a> Compiler<'a> {
     pub fn new(documents: &[&'a Value]) -> Self {
         let mut by_id =
             FxHashMap::with_capacity_and_hasher(documents.len(), rustc_hash::FxBuildHasher);
+        let mut heads = Vec::with_capacity(documents.len());
         for (index, document) in documents.iter().enumerate() {
-            by_id.entry(str_at(document, "id")).or_insert(index);
+            let id = str_at(document, "id");
+            by_id.entry(id).or_insert(index);
+            let first = array(document.get("steps")).first();
+            heads.push((id, first.map(|step| str_at(step, "id"))));
         }
         Self {
             by_id,
+            heads,
             patterns: Vec::new(),
             next: 0,
         }
@@ -49,6 +56,16 @@ impl<'a> Compiler<'a> {
     /// The index of the first flow of the set with this id.
     pub fn flow_index(&self, id: &str) -> Option<usize> {
         self.by_id.get(id).copied()
+    }
+
+    /// The id of flow `index` of the set (before it is compiled).
+    pub fn flow_id(&self, index: usize) -> &'a str {
+        self.heads.get(index).map_or("", |h| h.0)
+    }
+
+    /// The id of the first step of flow `index` (where a `call` edge leads), when it has one.
+    pub fn entry_step(&self, index: usize) -> Option<&'a str> {
+        self.heads.get(index).and_then(|h| h.1)
     }
 
     /// Compiles the next document of the set (documents must come in set order).

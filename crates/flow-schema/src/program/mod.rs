@@ -102,9 +102,15 @@ impl<'a> Flow<'a> {
             .unwrap_or(&[])
     }
 
-    /// Every edge of the flow, ordered by step.
+    /// Every edge of the flow, ordered by step: edge `e` of step `s` is
+    /// `all_edges()[first_edge(s) + e]`.
     pub fn all_edges(&self) -> &[Edge<'a>] {
         &self.edges
+    }
+
+    /// The position in [`Flow::all_edges`] of step `step`'s first edge.
+    pub fn first_edge(&self, step: usize) -> usize {
+        self.steps.get(step).map_or(0, |s| s.edges.start as usize)
     }
 
     /// The declaration of `name`, when the flow declares it.
@@ -396,12 +402,12 @@ pub struct Text<'a> {
 impl<'a> Text<'a> {
     /// Scans `text` once.
     pub fn new(text: &'a str) -> Self {
-        let holes = if text.contains("{{") {
-            holes(text).collect()
-        } else {
-            Vec::new()
-        };
-        Self { text, holes }
+        // Most texts have no placeholder: the scan finds no `{{` and the vector stays empty
+        // (no allocation).
+        Self {
+            text,
+            holes: holes(text).collect(),
+        }
     }
 
     /// The malformed placeholders of the text (lint's `malformed-placeholder`), from the same
@@ -609,6 +615,22 @@ impl<'a> Step<'a> {
                 });
             }
         }
+    }
+
+    /// Leaf `n` (depth first) of case `case`'s condition, when the step is a branch with it.
+    pub fn leaf(&self, case: usize, n: usize) -> Option<&Leaf<'a>> {
+        let Body::Branch { cases, .. } = &self.body else {
+            return None;
+        };
+        let mut found = None;
+        let mut count = 0;
+        cases.get(case)?.when.for_each_leaf(&mut |leaf| {
+            if count == n {
+                found = Some(leaf);
+            }
+            count += 1;
+        });
+        found
     }
 
     /// The variable the step writes (`save` of an `ask`, a menu or an `action`; a `set`'s
