@@ -55,6 +55,8 @@
 //! workspace's `botmesh-flow-analyzer` (the graph coverage is counted on) and `schemars` (the
 //! test file's schema, generated as the flow schema is) for the conversation tests.
 
+#[cfg(test)]
+mod agreement;
 mod conversation;
 mod coverage;
 mod format;

@@ -116,7 +116,7 @@ fn flow_analyze() -> Tool {
         name: "flow_analyze",
         title: "Analyze, draw and lint a flow document",
         description: "Validate a flow document and the subflows it calls, draw its graph (Mermaid by default, \
-         JSON with format: \"json\") and lint the set (18 stable codes). Issues and diagnostics \
+         JSON with format: \"json\") and lint the set (17 stable codes). Issues and diagnostics \
          carry source (\"document\" or \"subflows/N\"), a JSON Pointer and what to change; an \
          invalid input gives its issues and no drawing. Send documentText (the file's text) \
          instead of document to get line and column with the document's findings.",
