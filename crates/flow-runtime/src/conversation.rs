@@ -106,18 +106,24 @@ pub enum EdgeKind {
 }
 
 impl EdgeKind {
+    /// The kind of the compiled form's edge this is (the analyzer's graph has the same kinds).
+    pub fn edge_kind(self) -> botmesh_flow_schema::program::EdgeKind {
+        use botmesh_flow_schema::program::EdgeKind as K;
+        match self {
+            Self::Next => K::Next,
+            Self::Button(_) => K::Button,
+            Self::Row(_) => K::Row,
+            Self::Case(_) => K::Case,
+            Self::Default => K::Default,
+            Self::RetryExhausted => K::RetryExhausted,
+            Self::Call => K::Call,
+            Self::Return => K::Return,
+        }
+    }
+
     /// The analyzer's spelling of the kind.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Next => "next",
-            Self::Button(_) => "button",
-            Self::Row(_) => "row",
-            Self::Case(_) => "case",
-            Self::Default => "default",
-            Self::RetryExhausted => "retry-exhausted",
-            Self::Call => "call",
-            Self::Return => "return",
-        }
+        self.edge_kind().as_str()
     }
 }
 
