@@ -341,7 +341,7 @@ pub(crate) fn possibly_unset(set: &FlowSet<'_>, call_order: &Components) -> Vec<
         .collect();
     let analysis = Analysis {
         set,
-        bit: bit.clone(),
+        bit,
         words,
         effects,
         written,
