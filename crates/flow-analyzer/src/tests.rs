@@ -129,6 +129,22 @@ fn possibly_unset_names_the_first_path_that_skips_the_write() {
 }
 
 #[test]
+fn a_long_unset_path_shows_its_first_three_and_last_four_steps() {
+    let mut steps: Vec<Value> =
+        vec![json!({ "id": "q", "kind": "ask", "text": "Code?", "save": "code" })];
+    steps.extend((1..=10).map(|i| json!({ "id": format!("m{i}"), "kind": "delay", "seconds": 1 })));
+    steps.push(json!({ "id": "say", "kind": "end", "text": "Code {{ code }}" }));
+    let flow = json!({ "version": 2, "id": "f", "steps": steps });
+    let found: Vec<String> = lint(&[&flow]).into_iter().map(|d| d.message).collect();
+    expect![[r#"
+        [
+            "variable \"code\" may be unset here: nothing writes it on the path \"q\" (retries run out) → \"m1\" → \"m2\" → … → \"m8\" → \"m9\" → \"m10\" → \"say\"; write it on every path, declare it with a default, or check it with exists first",
+        ]
+    "#]]
+    .assert_debug_eq(&found);
+}
+
+#[test]
 fn a_menu_save_is_a_write_of_its_variable() {
     let menu = |text: &str| {
         json!({ "version": 2, "id": "f", "steps": [

@@ -97,7 +97,7 @@ impl<'a> Compiler<'a> {
             flow.edges(step, &mut edges);
             #[expect(
                 clippy::cast_possible_truncation,
-                reason = "at most 500 steps of at most 22 edges each in a valid document"
+                reason = "at most 500 steps of at most 21 edges each in a valid document"
             )]
             let range = start as u32..edges.len() as u32;
             step.edges = range;
