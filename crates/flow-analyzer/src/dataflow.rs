@@ -450,16 +450,19 @@ pub(crate) fn possibly_unset(set: &FlowSet<'_>, call_order: &Components) -> Vec<
             let tree = trees
                 .entry((index, b))
                 .or_insert_with(|| unset_tree(&analysis, index, has(entry, b), &summaries, b));
-            let path = unset_path(set, index, read.name, tree, read.step);
+            // The message is written into one string, path included.
+            let mut message = String::with_capacity(256);
+            message.push_str("variable \"");
+            message.push_str(read.name);
+            message.push_str("\" may be unset here: nothing writes it on the path ");
+            unset_path(set, index, read.name, tree, read.step, &mut message);
+            message.push_str("; write it on every path, declare it with a default, or check it with exists first");
             found.push((
                 index,
                 Some(read.step),
                 Code::PossiblyUnsetVariable,
                 read.pointer(flow),
-                format!(
-                    "variable \"{}\" may be unset here: nothing writes it on the path {path}; write it on every path, declare it with a default, or check it with exists first",
-                    read.name
-                ),
+                message,
             ));
         }
     }
@@ -581,10 +584,20 @@ fn unset_tree(
 /// flow `index` was left unset (a flow only calls enter, entered without it; an `ask` whose
 /// retries ran out; a call whose flow can end without writing it; a branch with no true
 /// case). A path of more than 8 steps shows its first three and its last four.
-fn unset_path(set: &FlowSet<'_>, index: usize, name: &str, tree: &Tree, target: usize) -> String {
+fn unset_path(
+    set: &FlowSet<'_>,
+    index: usize,
+    name: &str,
+    tree: &Tree,
+    target: usize,
+    out: &mut String,
+) {
     let flow = &set.flows[index];
     if !tree.seen.get(target).copied().unwrap_or(false) {
-        return format!("to \"{}\"", flow.steps[target].id);
+        out.push_str("to \"");
+        out.push_str(flow.steps[target].id);
+        out.push('"');
+        return;
     }
     // (step, the edge taken from it), from the end back; `None` for the cut.
     let mut shown: Vec<Option<(usize, Option<usize>)>> = Vec::with_capacity(8);
@@ -608,7 +621,6 @@ fn unset_path(set: &FlowSet<'_>, index: usize, name: &str, tree: &Tree, target: 
         }
     }
     shown.reverse();
-    let mut out = String::new();
     for (i, item) in shown.into_iter().enumerate() {
         if i > 0 {
             out.push_str(" → ");
@@ -646,7 +658,6 @@ fn unset_path(set: &FlowSet<'_>, index: usize, name: &str, tree: &Tree, target: 
             out.push(')');
         }
     }
-    out
 }
 
 /// JSON types a variable holds.
