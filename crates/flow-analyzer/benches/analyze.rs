@@ -16,8 +16,12 @@ use botmesh_flow_analyzer::{
 use serde_json::{Value, json};
 
 /// A valid 500-step flow that uses most kinds, forward branches, backward button loops (through
-/// waiting steps), placeholders and, when `callees` is not empty, subflow calls.
-fn generated_flow(id: &str, steps: usize, callees: &[String]) -> Value {
+/// waiting steps), placeholders and, when `callees` is not empty, subflow calls. With
+/// `on_fail`, every `ask` has a `pattern` and an `onFail` to the last step: then an `ask`'s
+/// retries running out lead away from what follows it, which versions before issue 36 assumed
+/// of every `ask` (they lint such a flow as the current version does, so the two compare on
+/// the same findings).
+fn generated_flow(id: &str, steps: usize, callees: &[String], on_fail: bool) -> Value {
     let step_id = |i: usize| format!("s{i}");
     let mut out = Vec::with_capacity(steps);
     for i in 0..steps {
@@ -28,6 +32,8 @@ fn generated_flow(id: &str, steps: usize, callees: &[String]) -> Value {
             json!({"id": step_id(i), "kind": "end", "text": "Bye {{v1}}"})
         } else {
             match i % 10 {
+                0 if on_fail => json!({"id": step_id(i), "kind": "ask", "text": "Value?",
+                    "save": var, "pattern": "^[a-z ]+$", "onFail": step_id(steps - 1)}),
                 0 => json!({"id": step_id(i), "kind": "ask", "text": "Value?", "save": var}),
                 1 | 5 => {
                     json!({"id": step_id(i), "kind": "message", "text": format!("Got {{{{{var}}}}} at {i}")})
@@ -61,10 +67,13 @@ fn generated_flow(id: &str, steps: usize, callees: &[String]) -> Value {
     json!({"version": 2, "id": id, "steps": out})
 }
 
-fn set_with(subflows: usize) -> (Value, Vec<Value>) {
+fn set_with(subflows: usize, on_fail: bool) -> (Value, Vec<Value>) {
     let names: Vec<String> = (0..subflows).map(|k| format!("sub{k}")).collect();
-    let document = generated_flow("main", 500, &names);
-    let subs = names.iter().map(|n| generated_flow(n, 500, &[])).collect();
+    let document = generated_flow("main", 500, &names, on_fail);
+    let subs = names
+        .iter()
+        .map(|n| generated_flow(n, 500, &[], on_fail))
+        .collect();
     (document, subs)
 }
 
@@ -148,7 +157,7 @@ fn main() {
     // The same 500 steps per call, but 21 separate copies analyzed in turn: as much JSON to
     // go through as `500+20x500`, so this separates the cost of the set's size in memory
     // (cache misses) from the work per step.
-    let copies: Vec<Value> = (0..21).map(|_| set_with(0).0).collect();
+    let copies: Vec<Value> = (0..21).map(|_| set_with(0, false).0).collect();
     let mut turn = 0;
     bench(filter, "500+0x500, 21 copies in turn: d+l+r", 500, || {
         let refs = [&copies[turn % copies.len()]];
@@ -157,8 +166,8 @@ fn main() {
         black_box(lint(&refs));
         black_box(render_mermaid(&graph, Direction::TD));
     });
-    for subflows in [0, 1, 5, 20] {
-        let (document, subs) = set_with(subflows);
+    for (subflows, on_fail) in [(0, false), (0, true), (1, false), (5, false), (20, false)] {
+        let (document, subs) = set_with(subflows, on_fail);
         let refs: Vec<&Value> = std::iter::once(&document).chain(&subs).collect();
         let steps = 500 * (1 + subflows);
         // Measure the full path: an invalid set would stop after validation.
@@ -168,7 +177,15 @@ fn main() {
             "generated set invalid: {:?}",
             analysis.issues.first()
         );
-        let name = |what: &str| format!("500+{subflows}x500: {what}");
+        let asks = if on_fail { " asks with onFail" } else { "" };
+        let name = |what: &str| format!("500+{subflows}x500{asks}: {what}");
+        if filter.is_none_or(|filter| name("").contains(filter)) {
+            // What the runs below report, for comparing them across versions.
+            #[expect(clippy::print_stdout, reason = "a benchmark reports on stdout")]
+            {
+                println!("{}{} diagnostics", name(""), analysis.diagnostics.len());
+            }
+        }
         bench(filter, &name("describe+lint+render"), steps, || {
             let graph = describe(&refs);
             black_box(lint(&refs));

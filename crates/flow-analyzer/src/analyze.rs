@@ -8,10 +8,10 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::error::Error;
-use crate::flow::{Directory, FlowSet};
 use crate::graph::{Graph, describe_flow};
 use crate::lint::{Diagnostic, Severity, flow_checks, set_checks, source_name};
 use crate::mermaid::{Direction, render_mermaid};
+use crate::set::FlowSet;
 
 /// What `flow_analyze` returns besides the diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -124,7 +124,7 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
     // the graph and the lint). After the first invalid document nothing more is compiled.
     let mut flow_graphs = Vec::with_capacity(documents.len());
     let mut early = Vec::new();
-    let mut set = Some(FlowSet::new(Directory::new(&documents)));
+    let mut set = Some(FlowSet::new(&documents));
     for (index, doc) in documents.iter().enumerate() {
         let validation = botmesh_flow_schema::validate(doc);
         if !validation.issues.is_empty() {
@@ -138,9 +138,9 @@ pub fn analyze_set<'a>(document: &'a Value, subflows: &'a [Value]) -> Analysis<'
             fix: issue.fix,
         }));
         if let Some(set) = &mut set {
-            set.push(doc, &mut |directory, index, flow, uses| {
-                flow_graphs.push(describe_flow(directory, flow, uses));
-                flow_checks(&mut early, index, flow, uses);
+            set.push(doc, &mut |compiler, flow, uses| {
+                flow_graphs.push(describe_flow(compiler, flow, uses));
+                flow_checks(&mut early, flow, uses);
             });
         }
     }

@@ -1,155 +1,131 @@
 //! `possibly-unset-variable` and `type-mismatch`: what each step may know about the variables
 //! when it runs, over every path of the set.
 //!
-//! `possibly-unset-variable` is a "definitely written" analysis (a forward must-analysis, as a
-//! compiler's definite assignment): the set of variables written on **every** path from the
-//! flow's entry to a step. Choices where runtime section 3 leaves room:
-//! - an `ask` writes its `save` on the way to its successor (an accepted answer), not on its
-//!   `onFail` edge (retries ran out: the variable is unchanged);
+//! `possibly-unset-variable` is sound for conversations that begin at an entry (runtime §2
+//! "Entry flows"): whenever a run interpolates a variable that is unset or null at a step, and
+//! the caller did not pass that variable in, it is reported at that step (unless nobody writes
+//! or declares it anywhere: that is `undefined-variable`). What each edge writes is the compiled
+//! form's ([`Effect`]), the same the runtime follows:
+//! - an `ask` writes its `save` on the edge of an accepted answer only; its retries can always
+//!   run out (an empty reply, which stands for a sticker or a voice note, is never accepted), and
+//!   then it goes to `onFail`, or without it to its successor, with `save` left as it was;
 //! - a `buttons` or `list` `save` is written on every item's edge (only a pick moves on);
-//! - `set` to `null` clears the variable (a read then interpolates `""`, as for an unset one);
-//! - an `action` with `save` writes it (without a mock the result is `null`, but the step meant
-//!   to write it);
-//! - a branch case's edge knows the variables its condition can only be true with (`exists`,
-//!   `eq` a non-null value, `lt`, `contains`, `in` …; `all` of them, each of `any`), and the
-//!   default edge knows nothing;
-//! - a `subflow` step writes what the called flow writes on every path to its ends; a flow
-//!   that only the set's calls enter (not the document, no trigger) starts with what every
-//!   caller has written at its calls; every flow starts with its declared defaults and the
-//!   built-ins;
+//! - `set` to `null` makes the variable null (it reads as `""` with a warning, as an unset one);
+//! - an `action` with `save` writes it: what it holds is the handler's result, which the caller
+//!   provides (a mock in a simulation), as it provides initial variables;
+//! - a branch case's edge knows the variables its condition can only be true with, set and not
+//!   null (`exists`, `eq` a non-null value, `ne` null, `lt`, `contains`, `in` …; `all` of them,
+//!   each of `any`); the default edge knows nothing;
+//! - a `subflow` step's return does what the called flow does on its paths to its ends (a
+//!   missing flow: nothing);
+//! - a flow starts with its declared defaults: at the start of a conversation (an entry flow,
+//!   where nothing else is set: a declared variable without `default` is unset until written),
+//!   and when a call enters it, for its variables that are unset (a variable some `set` makes
+//!   null keeps its null then, so there a default counts only for variables no `set` makes
+//!   null); a flow no trigger starts and that is not the document's own is entered only through
+//!   calls, with what every call site has written;
 //! - reads inside `exists` and `eq`/`ne` `null` conditions are how an author checks for an
-//!   unset variable: never reported. A name never written nor declared in the set is
-//!   `undefined-variable`'s, not this check's.
+//!   unset variable: never reported.
+//!
+//! The analysis follows, for each variable, whether it may be unset or null ("bad"). Each flow
+//! is analyzed once, relative to its entry: a step's state is a pair `(a, c)` of bit sets,
+//! "bad here" being `(bad at the entry & a) | c` (`a`: some path from the entry leaves the
+//! variable as it was; `c`: some path makes it bad). That pair at the flow's ends is the
+//! flow's summary, which a `subflow` step's return applies, so a call does not mix what
+//! different callers wrote. Then the entry states: an entry flow starts with everything bad but
+//! its defaults, and every call site adds what is bad there. Both are fixpoints over finite bit
+//! sets that only grow, so they end.
 //!
 //! `type-mismatch`: the JSON types a variable can hold, from every write and declaration in the
 //! set (`ask` by `input`, a menu's `save` a string id, `set` its value's type, a declaration its
 //! `type` and `default`, the built-ins strings); an `action`'s `save` can be anything, so a
 //! variable it writes is never judged.
 
+use botmesh_flow_schema::program::{
+    Body, EdgeKind, Effect, Flow, Literal, ReadAt, SetValue, Target,
+};
+use botmesh_flow_schema::{BUILT_IN_VARIABLES, StepKind};
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-use crate::flow::{Flow, FlowSet, Key, Kind, Target};
-use crate::graph::EdgeKind;
+use crate::label::push_value_summary;
 use crate::lint::Code;
-use crate::text::BUILT_IN_VARIABLES;
-use crate::vars::Site;
+use crate::scc::Components;
+use crate::set::{FlowSet, UseAt};
 
 /// A finding: flow index, step, code, pointer, message.
 pub(crate) type Found = (usize, Option<usize>, Code, String, String);
 
-/// A set of variables, one bit per name of the analysis.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Bits(Vec<u64>);
-
-impl Bits {
-    fn empty(width: usize) -> Self {
-        Bits(vec![0; width.div_ceil(64)])
-    }
-
-    fn full(width: usize) -> Self {
-        let mut bits = Bits(vec![u64::MAX; width.div_ceil(64)]);
-        if !width.is_multiple_of(64)
-            && let Some(last) = bits.0.last_mut()
-        {
-            *last = (1u64 << (width % 64)) - 1;
-        }
-        bits
-    }
-
-    fn set(&mut self, bit: usize) {
-        self.0[bit / 64] |= 1 << (bit % 64);
-    }
-
-    fn clear(&mut self, bit: usize) {
-        self.0[bit / 64] &= !(1 << (bit % 64));
-    }
-
-    fn has(&self, bit: usize) -> bool {
-        self.0[bit / 64] & (1 << (bit % 64)) != 0
-    }
-
-    fn meet(&mut self, other: &Bits) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            *a &= b;
-        }
-    }
-
-    fn join(&mut self, other: &Bits) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            *a |= b;
-        }
-    }
+/// The bit of `bit` in a set of words.
+fn has(words: &[u64], bit: usize) -> bool {
+    words[bit / 64] & (1 << (bit % 64)) != 0
 }
 
-/// The variables a condition can only be true with (runtime section 6).
-fn guards<'a>(condition: &'a Value, out: &mut Vec<&'a str>) {
-    if let Some(items) = condition.get("all").and_then(Value::as_array) {
-        for item in items {
-            guards(item, out);
-        }
-        return;
-    }
-    if let Some(items) = condition.get("any").and_then(Value::as_array) {
-        // Each child's guards; only the names every child guards.
-        let mut common: Option<Vec<&'a str>> = None;
-        for item in items {
-            let mut these = Vec::new();
-            guards(item, &mut these);
-            common = Some(match common {
-                None => these,
-                Some(before) => before.into_iter().filter(|n| these.contains(n)).collect(),
-            });
-        }
-        out.extend(common.unwrap_or_default());
-        return;
-    }
-    if condition.get("not").is_some() {
-        return;
-    }
-    let (Some(var), Some(op)) = (
-        condition.get("var").and_then(Value::as_str),
-        condition.get("op").and_then(Value::as_str),
-    ) else {
-        return;
-    };
-    let needs_set = match op {
-        "ne" => false,
-        "eq" => !condition.get("value").is_some_and(Value::is_null),
-        _ => true,
-    };
-    if needs_set {
-        out.push(var);
-    }
+fn set_bit(words: &mut [u64], bit: usize) {
+    words[bit / 64] |= 1 << (bit % 64);
 }
 
-/// True when a condition leaf that reads its variable is a check for an unset one.
-fn checks_unset(leaf: &Value) -> bool {
-    match leaf.get("op").and_then(Value::as_str) {
-        Some("exists") => true,
-        Some("eq" | "ne") => leaf.get("value").is_some_and(Value::is_null),
-        _ => false,
-    }
+fn clear_bit(words: &mut [u64], bit: usize) {
+    words[bit / 64] &= !(1 << (bit % 64));
 }
 
-/// What a step does to the variables on one of its edges.
-struct Effect {
-    /// The variable a `save` or `set` writes (no allocation for the common case).
-    write: Option<usize>,
-    /// The variables a branch case's condition guards.
-    writes: Vec<usize>,
-    /// The variable a `set` to null clears.
-    clear: Option<usize>,
-    /// The callee whose summary the edge adds (a `subflow`'s return).
-    callee: Option<usize>,
+/// ORs `from` into `into`; true when a bit was added.
+fn join(into: &mut [u64], from: &[u64]) -> bool {
+    let mut changed = false;
+    for (a, b) in into.iter_mut().zip(from) {
+        let joined = *a | b;
+        changed |= joined != *a;
+        *a = joined;
+    }
+    changed
+}
+
+/// What a flow does to the variables on its way to its ends: `(a, c)` as the step states
+/// are, `None` when it never returns.
+type Summary = Option<(Vec<u64>, Vec<u64>)>;
+
+/// One flow's states relative to its entry: for each step, `a` then `c` (`words` each),
+/// `None` when the entry does not reach it.
+struct States {
+    words: usize,
+    /// Per step: `2 * words` words, `a` then `c`.
+    flat: Vec<u64>,
+    reached: Vec<bool>,
+}
+
+impl States {
+    fn a(&self, step: usize) -> &[u64] {
+        &self.flat[2 * step * self.words..(2 * step + 1) * self.words]
+    }
+
+    fn c(&self, step: usize) -> &[u64] {
+        &self.flat[(2 * step + 1) * self.words..(2 * step + 2) * self.words]
+    }
+
+    /// The variables that may be bad at `step`, given those bad at the flow's entry.
+    fn bad(&self, step: usize, entry: &[u64]) -> Vec<u64> {
+        self.a(step)
+            .iter()
+            .zip(self.c(step))
+            .zip(entry)
+            .map(|((a, c), e)| (e & a) | c)
+            .collect()
+    }
 }
 
 struct Analysis<'s, 'a> {
     set: &'s FlowSet<'a>,
     bit: FxHashMap<&'a str, usize>,
-    width: usize,
-    /// Per flow, per step, the effect of each of its edges (computed once).
-    effects: Vec<Vec<Vec<Effect>>>,
+    words: usize,
+    /// Per flow, per edge (by its position in `all_edges`): the range of `written` holding the
+    /// bits its effect makes good (a write, a guard), and the bit it makes bad (a `set` to
+    /// null).
+    effects: Vec<Vec<(std::ops::Range<u32>, Option<u32>)>>,
+    /// The bits of the writes, for `effects`.
+    written: Vec<u32>,
+    /// Per flow: its defaults that a call's entry applies (those of variables no `set` makes
+    /// null), as bits.
+    call_defaults: Vec<Vec<u64>>,
 }
 
 impl<'a> Analysis<'_, 'a> {
@@ -157,80 +133,65 @@ impl<'a> Analysis<'_, 'a> {
         self.bit.get(name).copied()
     }
 
-    fn effect(&self, flow: &Flow<'a>, step: usize, edge: usize) -> Effect {
-        let s = &flow.steps[step];
-        let edges = flow.edges(step);
-        let kind = edges.get(edge).map(|e| e.kind);
-        let mut effect = Effect {
-            write: None,
-            writes: Vec::new(),
-            clear: None,
-            callee: None,
-        };
-        let save = |key: Key| s.str_field(key).and_then(|n| self.bit_of(n));
-        match s.kind {
-            Kind::Ask if kind != Some(EdgeKind::RetryExhausted) => effect.write = save(Key::Save),
-            Kind::Buttons | Kind::List | Kind::Action => effect.write = save(Key::Save),
-            Kind::Set => {
-                if s.field(Key::Value).is_some_and(Value::is_null) {
-                    effect.clear = save(Key::Var);
-                } else {
-                    effect.write = save(Key::Var);
-                }
-            }
-            Kind::Subflow => effect.callee = self.set.callee(s),
-            Kind::Branch if kind == Some(EdgeKind::Case) => {
-                if let Some(when) = s
-                    .array_field(Key::Cases)
-                    .get(edge)
-                    .and_then(|c| c.get("when"))
-                {
-                    let mut names = Vec::new();
-                    guards(when, &mut names);
-                    effect
-                        .writes
-                        .extend(names.into_iter().filter_map(|n| self.bit_of(n)));
-                }
-            }
-            _ => {}
+    /// Applies edge `e` of `step` in flow `flow` to `(a, c)` (in place); false when the edge is
+    /// never taken (a call to a flow that never returns).
+    fn apply(
+        &self,
+        flow: usize,
+        step: usize,
+        e: usize,
+        a: &mut [u64],
+        c: &mut [u64],
+        summaries: &[Summary],
+    ) -> bool {
+        let f = &self.set.flows[flow];
+        let index = f.first_edge(step) + e;
+        let (writes, clears) = &self.effects[flow][index];
+        for &bit in &self.written[writes.start as usize..writes.end as usize] {
+            clear_bit(a, bit as usize);
+            clear_bit(c, bit as usize);
         }
-        effect
+        if let Some(bit) = *clears {
+            clear_bit(a, bit as usize);
+            set_bit(c, bit as usize);
+        }
+        if let Effect::Return(Some(callee)) = f.all_edges()[index].effect {
+            let Some((ga, gc)) = &summaries[callee] else {
+                return false;
+            };
+            for (((a, c), ga), gc) in a.iter_mut().zip(c.iter_mut()).zip(ga).zip(gc) {
+                *c = (*c & ga) | gc;
+                *a &= ga;
+            }
+        }
+        true
     }
 
-    fn apply(&self, state: &Bits, effect: &Effect, summaries: &[Bits]) -> Bits {
-        let mut out = state.clone();
-        for &bit in effect.writes.iter().chain(&effect.write) {
-            out.set(bit);
-        }
-        if let Some(callee) = effect.callee {
-            out.join(&summaries[callee]);
-        }
-        if let Some(bit) = effect.clear {
-            out.clear(bit);
-        }
-        out
-    }
-
-    /// The variables defined when each step runs (`None`: not reached from the entry), given
-    /// the flow's entry state and the callees' summaries.
+    /// The states of flow `index` relative to its entry (where a call's defaults were just
+    /// applied), given the callees' summaries; and its summary.
     ///
-    /// The states live in one flat array of words and the steps are visited in passes in
-    /// document order (most edges go forward, so a few passes settle the flow); no state is
-    /// allocated per edge.
-    fn flow_states(&self, index: usize, entry: &Bits, summaries: &[Bits]) -> Vec<Option<Bits>> {
+    /// The steps are visited in passes in document order (most edges go forward, so a few
+    /// passes settle the flow); no state is allocated per edge.
+    fn flow_states(&self, index: usize, summaries: &[Summary]) -> (States, Summary) {
         let flow = &self.set.flows[index];
         let count = flow.steps.len();
+        let words = self.words;
+        let mut states = States {
+            words,
+            flat: vec![0; 2 * count * words],
+            reached: vec![false; count],
+        };
+        let mut summary: Summary = None;
         if count == 0 {
-            return Vec::new();
+            return (states, summary);
         }
-        let words = entry.0.len();
-        let mut flat = vec![0u64; count * words];
-        let mut reached = vec![false; count];
+        // The entry: everything as it was (`a` all ones, `c` empty).
+        states.flat[..words].fill(u64::MAX);
+        states.reached[0] = true;
         let mut queued = vec![false; count];
-        flat[..words].copy_from_slice(&entry.0);
-        reached[0] = true;
         queued[0] = true;
-        let mut out = vec![0u64; words];
+        let mut a = vec![0u64; words];
+        let mut c = vec![0u64; words];
         let mut again = true;
         while again {
             again = false;
@@ -239,35 +200,23 @@ impl<'a> Analysis<'_, 'a> {
                     continue;
                 }
                 queued[step] = false;
-                for (e, edge) in flow.edges(step).iter().enumerate() {
-                    let Target::Step(next) = edge.to else {
+                for e in 0..flow.edges(step).len() {
+                    a.copy_from_slice(states.a(step));
+                    c.copy_from_slice(states.c(step));
+                    if !self.apply(index, step, e, &mut a, &mut c, summaries) {
+                        continue;
+                    }
+                    let Target::Step(next) = flow.edges(step)[e].to else {
                         continue;
                     };
-                    let effect = &self.effects[index][step][e];
-                    out.copy_from_slice(&flat[step * words..(step + 1) * words]);
-                    for &bit in effect.writes.iter().chain(&effect.write) {
-                        out[bit / 64] |= 1 << (bit % 64);
-                    }
-                    if let Some(callee) = effect.callee {
-                        for (o, w) in out.iter_mut().zip(&summaries[callee].0) {
-                            *o |= w;
-                        }
-                    }
-                    if let Some(bit) = effect.clear {
-                        out[bit / 64] &= !(1 << (bit % 64));
-                    }
-                    let target = &mut flat[next * words..(next + 1) * words];
-                    let changed = if reached[next] {
-                        let mut changed = false;
-                        for (t, o) in target.iter_mut().zip(&out) {
-                            let met = *t & o;
-                            changed |= met != *t;
-                            *t = met;
-                        }
-                        changed
+                    let base = 2 * next * words;
+                    let changed = if states.reached[next] {
+                        let (ta, tc) = states.flat[base..base + 2 * words].split_at_mut(words);
+                        join(ta, &a) | join(tc, &c)
                     } else {
-                        reached[next] = true;
-                        target.copy_from_slice(&out);
+                        states.reached[next] = true;
+                        states.flat[base..base + words].copy_from_slice(&a);
+                        states.flat[base + words..base + 2 * words].copy_from_slice(&c);
                         true
                     };
                     if changed && !queued[next] {
@@ -278,71 +227,50 @@ impl<'a> Analysis<'_, 'a> {
                 }
             }
         }
-        (0..count)
-            .map(|step| {
-                reached[step].then(|| Bits(flat[step * words..(step + 1) * words].to_vec()))
-            })
-            .collect()
-    }
-
-    /// What the flow has written on every path to its ends (an `end` step or falling off).
-    fn summary(&self, index: usize, states: &[Option<Bits>], summaries: &[Bits]) -> Bits {
-        let flow = &self.set.flows[index];
-        let mut out: Option<Bits> = None;
-        let mut meet = |bits: Bits| match &mut out {
-            None => out = Some(bits),
-            Some(o) => o.meet(&bits),
+        // The summary: every way the flow returns (an `end` step, or an edge off the end).
+        let mut meet = |a: &[u64], c: &[u64]| match &mut summary {
+            None => summary = Some((a.to_vec(), c.to_vec())),
+            Some((sa, sc)) => {
+                join(sa, a);
+                join(sc, c);
+            }
         };
-        for (step, state) in states.iter().enumerate() {
-            let Some(state) = state else { continue };
-            if flow.steps[step].kind == Kind::End {
-                meet(state.clone());
+        for step in 0..count {
+            if !states.reached[step] {
+                continue;
+            }
+            if flow.steps[step].kind == StepKind::End {
+                meet(states.a(step), states.c(step));
             }
             for (e, edge) in flow.edges(step).iter().enumerate() {
-                if edge.to == Target::End {
-                    meet(self.apply(state, &self.effects[index][step][e], summaries));
+                if edge.to != Target::End {
+                    continue;
+                }
+                a.copy_from_slice(states.a(step));
+                c.copy_from_slice(states.c(step));
+                if self.apply(index, step, e, &mut a, &mut c, summaries) {
+                    meet(&a, &c);
                 }
             }
         }
-        out.unwrap_or_else(|| Bits::full(self.width))
+        // A call applies the flow's defaults before its first step.
+        if let Some((sa, _)) = &mut summary {
+            for (a, d) in sa.iter_mut().zip(&self.call_defaults[index]) {
+                *a &= !d;
+            }
+        }
+        (states, summary)
     }
 }
 
-/// The names declared with a default by a flow.
-fn defaults<'a>(flow: &Flow<'a>) -> Vec<&'a str> {
-    flow.document
-        .get("variables")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .filter(|(_, d)| d.get("default").is_some())
-        .map(|(n, _)| n.as_str())
-        .collect()
-}
-
-/// True when a flow can be entered other than by a call: the document itself, or a trigger.
-fn entered_fresh(index: usize, flow: &Flow<'_>) -> bool {
-    let trigger = flow.document.get("trigger");
-    index == 0
-        || trigger
-            .and_then(|t| t.get("keywords"))
-            .and_then(Value::as_array)
-            .is_some_and(|k| !k.is_empty())
-        || trigger
-            .and_then(|t| t.get("fallback"))
-            .and_then(Value::as_bool)
-            == Some(true)
-}
-
-/// `possibly-unset-variable` over the set.
-pub(crate) fn possibly_unset(set: &FlowSet<'_>) -> Vec<Found> {
+/// `possibly-unset-variable` over the set; `call_order` is the call graph's components, callees
+/// first.
+pub(crate) fn possibly_unset(set: &FlowSet<'_>, call_order: &Components) -> Vec<Found> {
     // The names worth following: read somewhere, written or declared somewhere, not built in.
     let mut known: Vec<&str> = Vec::new();
     for (flow, uses) in set.flows.iter().zip(&set.uses) {
         known.extend(uses.write_names.iter().copied());
-        if let Some(declared) = flow.document.get("variables").and_then(Value::as_object) {
-            known.extend(declared.keys().map(String::as_str));
-        }
+        known.extend(flow.declarations.iter().map(|d| d.name));
     }
     let mut names: Vec<&str> = set
         .uses
@@ -355,154 +283,277 @@ pub(crate) fn possibly_unset(set: &FlowSet<'_>) -> Vec<Found> {
     if names.is_empty() {
         return Vec::new();
     }
-    let width = names.len();
-    let mut analysis = Analysis {
-        set,
-        bit: names.iter().enumerate().map(|(i, n)| (*n, i)).collect(),
-        width,
-        effects: Vec::new(),
+    let words = names.len().div_ceil(64);
+    let bit: FxHashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let bit_of = |name: &str| bit.get(name).copied();
+    // Variables some `set` makes null: a call's defaults do not replace a null.
+    let mut nullable = vec![0u64; words];
+    for flow in &set.flows {
+        for edge in flow.all_edges() {
+            if let Effect::Clear(name) = edge.effect
+                && let Some(b) = bit_of(name)
+            {
+                set_bit(&mut nullable, b);
+            }
+        }
+    }
+    let defaults = |flow: &Flow<'_>| {
+        let mut bits = vec![0u64; words];
+        for d in flow.declarations.iter().filter(|d| d.default.is_some()) {
+            if let Some(b) = bit_of(d.name) {
+                set_bit(&mut bits, b);
+            }
+        }
+        bits
     };
-    analysis.effects = set
+    let fresh_defaults: Vec<Vec<u64>> = set.flows.iter().map(defaults).collect();
+    let call_defaults = fresh_defaults
+        .iter()
+        .map(|d| d.iter().zip(&nullable).map(|(d, n)| d & !n).collect())
+        .collect();
+    let mut written: Vec<u32> = Vec::new();
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "bits and writes count the variables and edges of at most a few thousand steps"
+    )]
+    let effects = set
         .flows
         .iter()
         .map(|flow| {
-            (0..flow.steps.len())
-                .map(|step| {
-                    (0..flow.edges(step).len())
-                        .map(|e| analysis.effect(flow, step, e))
-                        .collect()
+            flow.all_edges()
+                .iter()
+                .map(|edge| {
+                    let start = written.len() as u32;
+                    let mut clears = None;
+                    match &edge.effect {
+                        Effect::Write(name) => written.extend(bit_of(name).map(|b| b as u32)),
+                        Effect::Guard(names) => {
+                            written
+                                .extend(names.iter().filter_map(|n| bit_of(n)).map(|b| b as u32));
+                        }
+                        Effect::Clear(name) => clears = bit_of(name).map(|b| b as u32),
+                        Effect::None | Effect::Return(_) => {}
+                    }
+                    (start..written.len() as u32, clears)
                 })
                 .collect()
         })
         .collect();
+    let analysis = Analysis {
+        set,
+        bit,
+        words,
+        effects,
+        written,
+        call_defaults,
+    };
     let flows = set.flows.len();
-    // Where each flow is called: (caller, step).
-    let mut call_sites: Vec<Vec<(usize, usize)>> = vec![Vec::new(); flows];
-    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); flows];
-    for (caller, flow) in set.flows.iter().enumerate() {
-        for (step, s) in flow.steps.iter().enumerate() {
-            if let Some(callee) = set.callee(s) {
-                call_sites[callee].push((caller, step));
-                callers[callee].push(caller);
+    // The summaries, callees first; a component of flows calling each other (a subflow cycle)
+    // is computed again until its summaries stop growing.
+    let mut summaries: Vec<Summary> = vec![None; flows];
+    let mut states: Vec<Option<States>> = (0..flows).map(|_| None).collect();
+    for component in call_order.iter() {
+        loop {
+            let mut changed = false;
+            for &index in component {
+                let (flow_states, summary) = analysis.flow_states(index, &summaries);
+                changed |= summary != summaries[index];
+                summaries[index] = summary;
+                states[index] = Some(flow_states);
+            }
+            if !changed || component.len() == 1 && !calls_itself(set, component[0]) {
+                break;
             }
         }
     }
-    let mut summaries = vec![Bits::full(width); flows];
-    let mut entries = vec![Bits::full(width); flows];
-    let mut states: Vec<Vec<Option<Bits>>> = vec![Vec::new(); flows];
-    // Whole-set fixpoint: every state only shrinks from "everything", so this ends. A flow is
-    // computed again only when its entry (its callers' states) or a callee's summary changed.
-    let mut dirty = vec![true; flows];
-    while let Some(index) = dirty.iter().position(|d| *d) {
-        dirty[index] = false;
-        let flow = &set.flows[index];
-        let mut entry = if entered_fresh(index, flow) {
-            Bits::empty(width)
-        } else {
-            // What every call site of the set has written when it calls this flow.
-            let mut common = Bits::full(width);
-            for &(caller, step) in &call_sites[index] {
-                if let Some(Some(state)) = states[caller].get(step) {
-                    common.meet(state);
+    // The entry states: an entry flow starts with everything bad but its defaults; each call
+    // adds what is bad at its step, but the callee's defaults.
+    let mut entries: Vec<Option<Vec<u64>>> = set
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(index, flow)| {
+            flow.entry.then(|| {
+                let mut bits = vec![u64::MAX; words];
+                if !names.len().is_multiple_of(64)
+                    && let Some(last) = bits.last_mut()
+                {
+                    *last = (1u64 << (names.len() % 64)) - 1;
+                }
+                for (b, d) in bits.iter_mut().zip(&fresh_defaults[index]) {
+                    *b &= !d;
+                }
+                bits
+            })
+        })
+        .collect();
+    let mut again = true;
+    while again {
+        again = false;
+        for caller in 0..flows {
+            let (Some(entry), Some(flow_states)) = (entries[caller].clone(), &states[caller])
+            else {
+                continue;
+            };
+            for (step, s) in set.flows[caller].steps.iter().enumerate() {
+                let Body::Subflow {
+                    callee: Some(callee),
+                    ..
+                } = s.body
+                else {
+                    continue;
+                };
+                if !flow_states.reached[step] {
+                    continue;
+                }
+                let mut bad = flow_states.bad(step, &entry);
+                for (b, d) in bad.iter_mut().zip(&analysis.call_defaults[callee]) {
+                    *b &= !d;
+                }
+                match &mut entries[callee] {
+                    Some(existing) => again |= join(existing, &bad),
+                    slot @ None => {
+                        *slot = Some(bad);
+                        again = true;
+                    }
                 }
             }
-            common
-        };
-        for name in defaults(flow) {
-            if let Some(bit) = analysis.bit_of(name) {
-                entry.set(bit);
-            }
         }
-        let flow_states = analysis.flow_states(index, &entry, &summaries);
-        let summary = analysis.summary(index, &flow_states, &summaries);
-        if summary != summaries[index] {
-            // The callers' states after their calls change.
-            for &caller in &callers[index] {
-                dirty[caller] = true;
-            }
-        }
-        if flow_states != states[index] {
-            // The flows this one calls may start differently.
-            for s in &flow.steps {
-                if let Some(callee) = set.callee(s) {
-                    dirty[callee] = true;
-                }
-            }
-        }
-        entries[index] = entry;
-        summaries[index] = summary;
-        states[index] = flow_states;
     }
     let mut found = Vec::new();
     // One breadth-first search per flow and variable, shared by all its reads.
     let mut trees: FxHashMap<(usize, usize), Tree> = FxHashMap::default();
     for (index, uses) in set.uses.iter().enumerate() {
+        let (Some(entry), Some(flow_states)) = (&entries[index], &states[index]) else {
+            continue;
+        };
         let flow = &set.flows[index];
         for read in &uses.reads {
-            let Some(bit) = analysis.bit_of(read.name) else {
+            let Some(b) = analysis.bit_of(read.name) else {
                 continue;
             };
-            if let Site::Condition { leaf, .. } = read.site
-                && checks_unset(leaf)
+            if let UseAt::Read(ReadAt::Condition { case, leaf }) = read.at
+                && flow.steps[read.step]
+                    .leaf(case, leaf)
+                    .is_some_and(|l| l.checks_unset())
             {
                 continue;
             }
-            let Some(Some(state)) = states[index].get(read.step) else {
+            if !flow_states.reached[read.step] {
                 continue;
-            };
-            if state.has(bit) {
+            }
+            let bad = (has(entry, b) && has(flow_states.a(read.step), b))
+                || has(flow_states.c(read.step), b);
+            if !bad {
                 continue;
             }
             let tree = trees
-                .entry((index, bit))
-                .or_insert_with(|| unset_tree(&analysis, index, &entries[index], &summaries, bit));
-            let path = unset_path(flow, tree, read.step);
+                .entry((index, b))
+                .or_insert_with(|| unset_tree(&analysis, index, has(entry, b), &summaries, b));
+            // The message is written into one string, path included.
+            let mut message = String::with_capacity(256);
+            message.push_str("variable \"");
+            message.push_str(read.name);
+            message.push_str("\" may be unset here: nothing writes it on the path ");
+            unset_path(set, index, read.name, tree, read.step, &mut message);
+            message.push_str("; write it on every path, declare it with a default, or check it with exists first");
             found.push((
                 index,
                 Some(read.step),
                 Code::PossiblyUnsetVariable,
-                read.site.pointer(flow, read.step),
-                format!(
-                    "variable \"{}\" may be unset here: nothing writes it on the path {path}; write it on every path, declare it with a default, or check it with exists first",
-                    read.name
-                ),
+                read.pointer(flow),
+                message,
             ));
         }
     }
     found
 }
 
-/// Breadth-first parents of the steps reached from where `bit` is unset (the entry when it
-/// does not start set, and every `set` of it to null) without an edge that writes it.
+/// True when the flow has a `subflow` step calling itself.
+fn calls_itself(set: &FlowSet<'_>, index: usize) -> bool {
+    set.flows[index]
+        .steps
+        .iter()
+        .any(|s| crate::set::callee(s) == Some(index))
+}
+
+/// Breadth-first parents of the steps reached from where `bit` is bad (the entry when it
+/// starts bad, a `set` of it to null, a call that may leave it bad) without an edge that makes
+/// it good.
 struct Tree {
-    parent: Vec<Option<(usize, EdgeKind)>>,
+    /// The step before, and the edge taken from it.
+    parent: Vec<Option<(usize, usize)>>,
+    /// How many edges from where the search started.
+    depth: Vec<u32>,
+    /// The step's ancestor three edges from the start (itself when nearer): the step after
+    /// the shown beginning of a long path.
+    top: Vec<usize>,
     seen: Vec<bool>,
+    /// True when the search started at the flow's entry.
+    from_entry: bool,
+}
+
+impl Analysis<'_, '_> {
+    /// What edge `e` of `step` does to `bit`: `None` when it is never taken (a call to a flow
+    /// that never returns), else whether a bad `bit` stays bad and whether a good one turns bad.
+    fn edge_on(
+        &self,
+        flow: usize,
+        step: usize,
+        e: usize,
+        bit: usize,
+        summaries: &[Summary],
+    ) -> Option<(bool, bool)> {
+        let f = &self.set.flows[flow];
+        let index = f.first_edge(step) + e;
+        let (writes, clears) = &self.effects[flow][index];
+        if *clears == Some(bit as u32) {
+            return Some((true, true));
+        }
+        if self.written[writes.start as usize..writes.end as usize].contains(&(bit as u32)) {
+            return Some((false, false));
+        }
+        match f.all_edges()[index].effect {
+            Effect::Return(Some(callee)) => {
+                let (ga, gc) = summaries[callee].as_ref()?;
+                Some((has(ga, bit) || has(gc, bit), has(gc, bit)))
+            }
+            _ => Some((true, false)),
+        }
+    }
 }
 
 fn unset_tree(
     analysis: &Analysis<'_, '_>,
     index: usize,
-    entry: &Bits,
-    summaries: &[Bits],
+    bad_at_entry: bool,
+    summaries: &[Summary],
     bit: usize,
 ) -> Tree {
     let flow = &analysis.set.flows[index];
     let count = flow.steps.len();
-    let mut parent: Vec<Option<(usize, EdgeKind)>> = vec![None; count];
-    let mut seen = vec![false; count];
+    let mut tree = Tree {
+        parent: vec![None; count],
+        depth: vec![0; count],
+        top: (0..count).collect(),
+        seen: vec![false; count],
+        from_entry: bad_at_entry,
+    };
     let mut queue = std::collections::VecDeque::new();
-    if !entry.has(bit) && count > 0 {
-        seen[0] = true;
+    if bad_at_entry && count > 0 {
+        tree.seen[0] = true;
         queue.push_back(0);
     }
-    // A `set` to null clears the variable: a path may start there too.
-    for (step, s) in flow.steps.iter().enumerate() {
-        if s.kind == Kind::Set
-            && s.field(Key::Value).is_some_and(Value::is_null)
-            && s.str_field(Key::Var).and_then(|n| analysis.bit_of(n)) == Some(bit)
-            && !seen[step]
-        {
-            seen[step] = true;
+    for step in 0..count {
+        // Only a `set` to null or a call can make a good variable bad.
+        let starts = flow.edges(step).iter().enumerate().any(|(e, edge)| {
+            matches!(edge.effect, Effect::Clear(_) | Effect::Return(Some(_)))
+                && analysis
+                    .edge_on(index, step, e, bit, summaries)
+                    .is_some_and(|(_, turns_bad)| turns_bad)
+        });
+        if starts && !tree.seen[step] {
+            tree.seen[step] = true;
             queue.push_back(step);
         }
     }
@@ -511,56 +562,102 @@ fn unset_tree(
             let Target::Step(next) = edge.to else {
                 continue;
             };
-            let effect = &analysis.effects[index][step][e];
-            let writes = effect.write == Some(bit)
-                || effect.writes.contains(&bit)
-                || effect.callee.is_some_and(|c| summaries[c].has(bit));
-            if writes || seen[next] {
+            let stays = analysis.edge_on(index, step, e, bit, summaries);
+            if tree.seen[next] || !stays.is_some_and(|(stays_bad, _)| stays_bad) {
                 continue;
             }
-            seen[next] = true;
-            parent[next] = Some((step, edge.kind));
+            tree.seen[next] = true;
+            tree.parent[next] = Some((step, e));
+            tree.depth[next] = tree.depth[step] + 1;
+            tree.top[next] = if tree.depth[next] <= 3 {
+                next
+            } else {
+                tree.top[step]
+            };
             queue.push_back(next);
         }
     }
-    Tree { parent, seen }
+    tree
 }
 
-/// The first path (fewest steps) to `target` in `tree`, as text.
-fn unset_path(flow: &Flow<'_>, tree: &Tree, target: usize) -> String {
-    let parent = &tree.parent;
-    let reached = tree
-        .seen
-        .get(target)
-        .copied()
-        .unwrap_or(false)
-        .then_some(target);
-    let Some(mut at) = reached else {
-        return format!("to \"{}\"", flow.steps[target].id);
-    };
-    let mut steps = vec![(at, None)];
-    while let Some((previous, kind)) = parent[at] {
-        steps.push((previous, Some(kind)));
-        at = previous;
+/// The first path (fewest steps) to `target` in `tree`, as text: where the variable `name` of
+/// flow `index` was left unset (a flow only calls enter, entered without it; an `ask` whose
+/// retries ran out; a call whose flow can end without writing it; a branch with no true
+/// case). A path of more than 8 steps shows its first three and its last four.
+fn unset_path(
+    set: &FlowSet<'_>,
+    index: usize,
+    name: &str,
+    tree: &Tree,
+    target: usize,
+    out: &mut String,
+) {
+    let flow = &set.flows[index];
+    if !tree.seen.get(target).copied().unwrap_or(false) {
+        out.push_str("to \"");
+        out.push_str(flow.steps[target].id);
+        out.push('"');
+        return;
     }
-    steps.reverse();
-    let mut parts: Vec<String> = Vec::new();
-    for (step, kind) in &steps {
-        let mut part = format!("\"{}\"", flow.steps[*step].id);
-        if *kind == Some(EdgeKind::RetryExhausted) {
-            part.push_str(" (onFail)");
-        } else if *kind == Some(EdgeKind::Default) && flow.steps[*step].kind == Kind::Branch {
-            part.push_str(" (no case)");
+    // (step, the edge taken from it), from the end back; `None` for the cut.
+    let mut shown: Vec<Option<(usize, Option<usize>)>> = Vec::with_capacity(8);
+    let walk = |from: usize, limit: usize, next: Option<usize>, out: &mut Vec<_>| {
+        let (mut at, mut edge) = (from, next);
+        for _ in 0..limit {
+            out.push(Some((at, edge)));
+            match tree.parent[at] {
+                Some((previous, e)) => (at, edge) = (previous, Some(e)),
+                None => break,
+            }
         }
-        parts.push(part);
+    };
+    if tree.depth[target] < 8 {
+        walk(target, 8, None, &mut shown);
+    } else {
+        walk(target, 4, None, &mut shown);
+        shown.push(None);
+        if let Some((third, e)) = tree.parent[tree.top[target]] {
+            walk(third, 3, Some(e), &mut shown);
+        }
     }
-    if parts.len() > 8 {
-        let tail = parts.split_off(parts.len() - 4);
-        parts.truncate(3);
-        parts.push("…".to_owned());
-        parts.extend(tail);
+    shown.reverse();
+    for (i, item) in shown.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(" → ");
+        }
+        let Some((step, e)) = item else {
+            out.push('…');
+            continue;
+        };
+        let mut notes: Vec<String> = Vec::new();
+        if i == 0 && step == 0 && tree.from_entry && !flow.entry {
+            notes.push("called without it".to_owned());
+        }
+        if let Some(edge) = e.and_then(|e| flow.edges(step).get(e)) {
+            match (edge.kind, &edge.effect) {
+                (EdgeKind::RetryExhausted, _) => notes.push("onFail".to_owned()),
+                (EdgeKind::Next, _) if !edge.drawn => notes.push("retries run out".to_owned()),
+                (EdgeKind::Default, _) => notes.push("no case".to_owned()),
+                (EdgeKind::Return, Effect::Return(Some(callee)))
+                    if set.uses[*callee].write_names.contains(&name) =>
+                {
+                    notes.push(format!(
+                        "flow \"{}\" can end without writing it",
+                        set.flows[*callee].id
+                    ));
+                }
+                _ => {}
+            }
+        }
+        out.push('"');
+        out.push_str(flow.steps[step].id);
+        out.push('"');
+        if !notes.is_empty() {
+            out.push_str(" (");
+            out.push_str(&notes.join(", "));
+            out.push(')');
+        }
     }
-    parts.join(" → ")
 }
 
 /// JSON types a variable holds.
@@ -576,6 +673,15 @@ fn type_of(value: &Value) -> u8 {
         Value::Number(_) => NUMBER,
         Value::Bool(_) => BOOLEAN,
         _ => 0,
+    }
+}
+
+fn literal_type(value: Literal<'_>) -> u8 {
+    match value {
+        Literal::String(_) => STRING,
+        Literal::Number(_) => NUMBER,
+        Literal::Bool(_) => BOOLEAN,
+        Literal::Null => 0,
     }
 }
 
@@ -618,45 +724,37 @@ pub(crate) fn type_mismatch<'a>(set: &FlowSet<'a>) -> Vec<Found> {
         });
     }
     for flow in &set.flows {
-        if let Some(declared) = flow.document.get("variables").and_then(Value::as_object) {
-            for (name, declaration) in declared {
-                let kind = match declaration.get("type").and_then(Value::as_str) {
-                    Some("string") => STRING,
-                    Some("number") => NUMBER,
-                    Some("boolean") => BOOLEAN,
-                    _ => 0,
-                };
-                let default = declaration.get("default").map_or(0, type_of);
-                add(name, kind | default, &|| {
-                    format!("it is declared as {}", type_name(kind | default))
-                });
-            }
+        for declaration in &flow.declarations {
+            let kind = match declaration.kind {
+                "string" => STRING,
+                "number" => NUMBER,
+                "boolean" => BOOLEAN,
+                _ => 0,
+            };
+            let default = declaration.default.map_or(0, literal_type);
+            add(declaration.name, kind | default, &|| {
+                format!("it is declared as {}", type_name(kind | default))
+            });
         }
         for step in &flow.steps {
             let id = step.id;
-            match step.kind {
-                Kind::Ask => {
-                    if let Some(name) = step.str_field(Key::Save) {
-                        let input = step
-                            .value
-                            .get("input")
-                            .and_then(Value::as_str)
-                            .unwrap_or("text");
-                        let types = match input {
-                            "number" => NUMBER,
-                            "yesno" => BOOLEAN,
-                            _ => STRING,
-                        };
-                        add(name, types, &|| {
-                            format!(
-                                "ask \"{id}\" with input \"{input}\" saves {}",
-                                type_name(types)
-                            )
-                        });
-                    }
+            match &step.body {
+                Body::Ask(ask) => {
+                    let input = ask.input.as_str();
+                    let types = match input {
+                        "number" => NUMBER,
+                        "yesno" => BOOLEAN,
+                        _ => STRING,
+                    };
+                    add(ask.save, types, &|| {
+                        format!(
+                            "ask \"{id}\" with input \"{input}\" saves {}",
+                            type_name(types)
+                        )
+                    });
                 }
-                Kind::Buttons | Kind::List => {
-                    if let Some(name) = step.str_field(Key::Save) {
+                Body::Menu(menu) => {
+                    if let Some(name) = menu.save {
                         add(name, STRING, &|| {
                             format!(
                                 "{} \"{id}\" saves the picked item's id, a string",
@@ -665,23 +763,20 @@ pub(crate) fn type_mismatch<'a>(set: &FlowSet<'a>) -> Vec<Found> {
                         });
                     }
                 }
-                Kind::Set => {
-                    if let (Some(name), Some(value)) =
-                        (step.str_field(Key::Var), step.field(Key::Value))
-                    {
-                        let types = type_of(value);
-                        if types != 0 {
-                            add(name, types, &|| {
-                                format!("set \"{id}\" writes {}", type_name(types))
-                            });
-                        }
+                Body::Set { var, value, .. } => {
+                    let types = match value {
+                        SetValue::Text(_) => STRING,
+                        SetValue::Literal(literal) => literal_type(*literal),
+                    };
+                    if types != 0 {
+                        add(var, types, &|| {
+                            format!("set \"{id}\" writes {}", type_name(types))
+                        });
                     }
                 }
-                Kind::Action => {
-                    if let Some(name) = step.str_field(Key::Save) {
-                        add(name, ANY, &|| String::new());
-                    }
-                }
+                Body::Action {
+                    save: Some(name), ..
+                } => add(name, ANY, &String::new),
                 _ => {}
             }
         }
@@ -690,7 +785,10 @@ pub(crate) fn type_mismatch<'a>(set: &FlowSet<'a>) -> Vec<Found> {
     for (index, uses) in set.uses.iter().enumerate() {
         let flow = &set.flows[index];
         for read in &uses.reads {
-            let Site::Condition { leaf, .. } = read.site else {
+            let UseAt::Read(ReadAt::Condition { case, leaf }) = read.at else {
+                continue;
+            };
+            let Some(leaf) = flow.steps[read.step].leaf(case, leaf) else {
                 continue;
             };
             let Some((types, why)) = held.get(read.name) else {
@@ -699,8 +797,8 @@ pub(crate) fn type_mismatch<'a>(set: &FlowSet<'a>) -> Vec<Found> {
             if *types == 0 || types & ANY != 0 {
                 continue;
             }
-            let op = leaf.get("op").and_then(Value::as_str).unwrap_or("");
-            let value = leaf.get("value").unwrap_or(&Value::Null);
+            let op = leaf.op.as_str();
+            let value = leaf.value.unwrap_or(&Value::Null);
             let needed = match op {
                 "lt" | "lte" | "gt" | "gte" => NUMBER,
                 "contains" | "startsWith" | "matches" => STRING,
@@ -716,7 +814,7 @@ pub(crate) fn type_mismatch<'a>(set: &FlowSet<'a>) -> Vec<Found> {
                 continue;
             }
             let mut shown = String::new();
-            crate::text::push_value_summary(&mut shown, value);
+            push_value_summary(&mut shown, value);
             let outcome = match op {
                 "ne" => format!("the comparison ne {shown} is always true"),
                 "in" => format!("the comparison in {shown} never matches"),
@@ -732,8 +830,8 @@ pub(crate) fn type_mismatch<'a>(set: &FlowSet<'a>) -> Vec<Found> {
                     type_name(needed)
                 ),
             };
-            let mut path = read.site.pointer(flow, read.step);
-            path.truncate(path.len() - "/var".len());
+            let mut path = read.pointer(flow);
+            path.truncate(path.len().saturating_sub("/var".len()));
             path.push_str("/value");
             found.push((
                 index,

@@ -5,8 +5,14 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::flow::{Directory, Flow, Key, Target, compile_flow, step_label};
-use crate::vars::Uses;
+use botmesh_flow_schema::StepKind;
+use botmesh_flow_schema::program::{Body, Compiler, Flow, Target};
+
+use crate::label::{edge_label, step_label};
+use crate::set::{Uses, collect};
+
+/// The kinds of edge of spec §7, decided with the compiled form in `botmesh-flow-schema`.
+pub use botmesh_flow_schema::program::EdgeKind;
 
 /// The id of the synthetic terminal that a path reaches when it falls off the end of `steps`
 /// (also its `kind`).
@@ -77,44 +83,6 @@ pub struct Edge<'a> {
     pub label: Option<Cow<'a, str>>,
 }
 
-/// The kinds of edge of spec §7.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EdgeKind {
-    /// `next`, explicit or falling through to the following step.
-    Next,
-    /// A reply button of a `buttons` step.
-    Button,
-    /// A row of a `list` step.
-    Row,
-    /// A `branch` case.
-    Case,
-    /// A `branch` default (explicit or falling through).
-    Default,
-    /// `ask` → `onFail` when retries run out.
-    RetryExhausted,
-    /// `subflow` step → the called flow's entry.
-    Call,
-    /// `subflow` step → the step control returns to when the called flow ends.
-    Return,
-}
-
-impl EdgeKind {
-    /// The spelling used in the graph JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Next => "next",
-            Self::Button => "button",
-            Self::Row => "row",
-            Self::Case => "case",
-            Self::Default => "default",
-            Self::RetryExhausted => "retry-exhausted",
-            Self::Call => "call",
-            Self::Return => "return",
-        }
-    }
-}
-
 /// Compiles a set of valid flow documents (the entry document first, then its subflows) into
 /// a [`Graph`].
 ///
@@ -125,21 +93,21 @@ pub fn describe<'a>(flows: &[&'a Value]) -> Graph<'a> {
     // Each flow is compiled, described and dropped in turn, so its JSON is still in cache while
     // its graph is built and only one compiled flow is held at a time (on a large set, a
     // separate pass over every flow costs a cache miss per step).
-    let directory = Directory::new(flows);
+    let mut compiler = Compiler::new(flows);
     let flows = flows
         .iter()
         .map(|document| {
-            let flow = compile_flow(document);
-            let uses = crate::vars::collect(&flow);
-            describe_flow(&directory, &flow, &uses)
+            let flow = compiler.flow(document);
+            let uses = collect(&flow);
+            describe_flow(&compiler, &flow, &uses)
         })
         .collect();
     Graph { flows }
 }
 
-/// The graph of one compiled flow; `directory` resolves its calls.
+/// The graph of one compiled flow; `compiler` resolves its calls.
 pub(crate) fn describe_flow<'a>(
-    directory: &Directory<'a>,
+    compiler: &Compiler<'a>,
     flow: &Flow<'a>,
     uses: &Uses<'a>,
 ) -> FlowGraph<'a> {
@@ -153,12 +121,12 @@ pub(crate) fn describe_flow<'a>(
         id: step.id,
         kind: step.kind.as_str(),
         label: step_label(step),
-        waits: crate::flow::waits(step.kind),
+        waits: step.waits(),
     }));
     let mut terminals: Vec<&str> = flow
         .steps
         .iter()
-        .filter(|s| matches!(s.kind, crate::flow::Kind::End | crate::flow::Kind::Handoff))
+        .filter(|s| matches!(s.kind, StepKind::End | StepKind::Handoff))
         .map(|s| s.id)
         .collect();
     if flow.falls_off {
@@ -170,40 +138,37 @@ pub(crate) fn describe_flow<'a>(
         });
         terminals.push(IMPLICIT_END);
     }
-    // The compiled edges plus one `call` edge per `subflow` step.
-    let subflow_steps = flow
-        .steps
-        .iter()
-        .filter(|s| s.kind == crate::flow::Kind::Subflow)
-        .count();
-    let mut edges = Vec::with_capacity(flow.edge_count() + subflow_steps);
+    // The drawn edges plus one `call` edge per `subflow` step.
+    let mut edges = Vec::with_capacity(flow.all_edges().len() + 4);
     let mut calls: Vec<&str> = Vec::new();
     for (position, step) in flow.steps.iter().enumerate() {
-        if step.kind == crate::flow::Kind::Subflow {
-            if let Some(called) = step.str_field(Key::Flow)
-                && !calls.contains(&called)
-            {
+        if let Body::Subflow {
+            flow: called,
+            callee,
+        } = step.body
+        {
+            if !calls.contains(&called) {
                 calls.push(called);
             }
-            if let Some(callee) = directory.callee(step)
-                && let Some(entry) = directory.entry(callee)
+            if let Some(callee) = callee
+                && let Some(entry) = compiler.entry_step(callee)
             {
                 edges.push(Edge {
                     from: step.id,
                     to: entry,
-                    to_flow: Some(directory.id(callee)),
+                    to_flow: Some(compiler.flow_id(callee)),
                     kind: EdgeKind::Call,
                     label: None,
                 });
             }
         }
-        for edge in flow.edges(position) {
+        for edge in flow.edges(position).iter().filter(|e| e.drawn) {
             edges.push(Edge {
                 from: step.id,
                 to: id_of(edge.to),
                 to_flow: None,
                 kind: edge.kind,
-                label: edge.label.map(crate::flow::Label::text),
+                label: edge_label(step, edge),
             });
         }
     }

@@ -3,6 +3,11 @@
 //! (`docs/spec/flow-document.md` §7-8). It is the engine of the `flow_analyze` tool and of
 //! `botmesh-mcp check`.
 //!
+//! What a flow means is not decided here: the analyzer reads `botmesh-flow-schema`'s compiled
+//! form ([`botmesh_flow_schema::program`]), the one the runtime interprets, so the graph, lint
+//! and the runtime agree on the edges, on what each edge writes, on which fields are
+//! interpolated and what a placeholder is, and on which flows a conversation can begin in.
+//!
 //! ```
 //! use botmesh_flow_analyzer::{Direction, Format, analyze, describe, lint, render_mermaid};
 //! use serde_json::json;
@@ -11,7 +16,7 @@
 //!     "version": 2,
 //!     "id": "hello",
 //!     "steps": [
-//!         { "id": "ask_name", "kind": "ask", "text": "Your name?", "save": "name" },
+//!         { "id": "ask_name", "kind": "ask", "text": "Your name?", "save": "name", "onFail": "bye" },
 //!         { "id": "greet", "kind": "message", "text": "Hi {{name}}!" },
 //!         { "id": "bye", "kind": "end" }
 //!     ]
@@ -30,7 +35,9 @@
 //! - **Graph.** Every flow of the set is described, in the order given. A `buttons` or `list`
 //!   step has one edge per button or row (to its `next`, else to the step's successor) and no
 //!   separate `next` edge. A branch without `default` gets a `default` edge to the following
-//!   step. An `ask` has a `next` edge and, with `onFail`, a `retry-exhausted` edge. A `subflow`
+//!   step. An `ask` has a `next` edge and, with `onFail`, a `retry-exhausted` edge (without
+//!   `onFail`, retries running out lead to the successor too: the one `next` edge stands for
+//!   both, though only an accepted answer writes `save`). A `subflow`
 //!   step has a `call` edge (with `toFlow`) to the called flow's entry and a `return` edge to its
 //!   successor. The synthetic terminal has id and kind `(end)`; node labels are unshortened.
 //! - **Mermaid.** Node ids are `n0`, `n1`, … over the whole set; subgraphs are `s0`, `s1`, ….
@@ -39,8 +46,10 @@
 //! - **Variables** are shared by the whole set: a variable is defined when some flow of the set
 //!   writes it (`ask.save`, a menu's `save`, `action.save`, `set.var`), declares it under `variables`, or it is
 //!   built in. So a variable written only inside a called subflow is defined for the caller.
-//!   `unused-variable` is reported once, at the first write. Placeholders are read only in the
-//!   interpolated fields of spec §2 and must be exactly `{{name}}` (no spaces inside).
+//!   `unused-variable` is reported once, at the first write. Placeholders are read in every
+//!   field the runtime interpolates (spec §2 and runtime §3: `text`, `caption`, `retryText`,
+//!   template `parameters`, a `set` string `value`, every string of `action.args`), as runtime
+//!   §5 reads them (`{{ name }}` with spaces, leftmost first).
 //! - **Waiting.** `buttons`, `list` and `ask` wait. A `subflow` step counts as waiting unless
 //!   the called flow can reach an `end` (or fall off its end) without waiting; a missing or
 //!   recursive callee counts as waiting. `infinite-loop` is reported once per loop (a strongly
@@ -69,18 +78,17 @@
 //! unkeyed hash costs nothing in determinism or safety, where SipHash was a tenth of the
 //! analyzer's time. [`Value`] is re-exported so callers
 //! (`botmesh-mcp check`) can hold documents without depending on `serde_json` themselves.
-//! `unicode-normalization` (already in the build through `botmesh-flow-schema`) gives the NFD
-//! decomposition and the combining-mark table `keyword-shadowed` needs to normalize keywords
-//! exactly as the runtime does (runtime section 2); Unicode tables are not something to copy.
+//! `keyword-shadowed` normalizes and matches keywords with the runtime's own functions
+//! (`botmesh-flow-schema`'s `normalize`, `starts_with_words`, `contains_words`).
 //!
 //! # Speed
 //!
 //! On large sets the analyzer is bound by memory traffic: a step's JSON (a map node per
 //! object, a heap string per key) is about 1 KB, so a set of a few thousand steps no longer
 //! fits in a core's L2 cache and every pass over the JSON costs a cache miss per step. So the
-//! JSON is read as few times as possible, one flow at a time: compiling gathers each step's
-//! keys in one pass into a small typed step (the keys its kind reads later, edges in one
-//! vector per flow) and collects the flow's variable uses at once; [`describe()`] describes
+//! JSON is read as few times as possible, one flow at a time: compiling (`botmesh-flow-schema`'s
+//! `Compiler`) gathers each step's keys in one pass into a typed step (edges in one vector per
+//! flow) and the analyzer collects the flow's variable uses at once; [`describe()`] describes
 //! each flow right after compiling it; [`lint()`] runs the checks that read one flow's JSON
 //! (titles, cases, placeholders) as each flow is compiled, the rest on the compiled set;
 //! [`analyze_set`] compiles once for both. Pointers and messages are built only for the
@@ -90,15 +98,14 @@ mod analyze;
 mod dataflow;
 mod error;
 mod fixer;
-mod flow;
 mod graph;
+mod label;
 mod lint;
 mod mermaid;
 mod report;
 mod scc;
-mod text;
+mod set;
 mod triggers;
-mod vars;
 
 #[cfg(test)]
 mod tests;

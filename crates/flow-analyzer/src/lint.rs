@@ -1,25 +1,30 @@
 //! Lint (spec §8): the twelve stable codes of the spec over a set of valid flows, and five more
-//! our users asked for (issue 28): `possibly-unset-variable` and `type-mismatch`
-//! (`dataflow.rs`), `unreachable-on-fail`, `multiple-fallbacks` and `keyword-shadowed`
-//! (`triggers.rs`).
+//! our users asked for: `possibly-unset-variable` and `type-mismatch` (`dataflow.rs`),
+//! `multiple-fallbacks`, `keyword-shadowed` and `unmatchable-keyword` (`triggers.rs`). The
+//! code `unreachable-on-fail` is withdrawn (every `ask` can run out of retries, runtime §4) and
+//! reserved: it is never reported again.
 
 use std::borrow::Cow;
-use std::cmp::Ordering;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::flow::{Flow, FlowSet, Key, Kind, Target};
+use botmesh_flow_schema::program::{Body, Flow, Problem, Target};
+use botmesh_flow_schema::{BUILT_IN_VARIABLES, StepKind, escape_token};
+
 use crate::scc::{self, Adjacency, Components};
-use crate::text::{BUILT_IN_VARIABLES, Placeholder, pointer_token, same_value};
-use crate::vars::Uses;
+use crate::set::{FlowSet, Uses, callee};
 
 /// More sending steps than this in a row without waiting is a `message-burst`.
 pub const BURST_LIMIT: usize = 5;
 
 /// The lint codes: the twelve of spec §8, then five more. The kebab-case spellings are stable.
+///
+/// `unreachable-on-fail` (issue 28) is withdrawn and reserved: it said a text `ask` without a
+/// `pattern` never takes its `onFail`, but an empty reply (a sticker, a voice note) is never
+/// accepted, so every `ask` can run out of retries (runtime §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Code {
@@ -50,8 +55,6 @@ pub enum Code {
     /// A placeholder or condition reads a variable that some path from the entry reaches
     /// without writing it.
     PossiblyUnsetVariable,
-    /// An `ask` whose `onFail` can never be taken (it accepts every non-empty reply).
-    UnreachableOnFail,
     /// More than one flow of the set has `fallback: true`; only the first is used.
     MultipleFallbacks,
     /// A condition compares a variable with a value of a type the variable never holds.
@@ -63,9 +66,9 @@ pub enum Code {
 }
 
 impl Code {
-    /// Every code: spec §8's order, then the five added by issue 28, then
-    /// `unmatchable-keyword`.
-    pub const ALL: [Self; 18] = [
+    /// Every code: spec §8's order, then `possibly-unset-variable`, `multiple-fallbacks`,
+    /// `type-mismatch`, `keyword-shadowed` (issue 28), then `unmatchable-keyword`.
+    pub const ALL: [Self; 17] = [
         Self::UnreachableStep,
         Self::InfiniteLoop,
         Self::MissingSubflow,
@@ -79,7 +82,6 @@ impl Code {
         Self::ImplicitEnd,
         Self::MalformedPlaceholder,
         Self::PossiblyUnsetVariable,
-        Self::UnreachableOnFail,
         Self::MultipleFallbacks,
         Self::TypeMismatch,
         Self::KeywordShadowed,
@@ -102,7 +104,6 @@ impl Code {
             Self::ImplicitEnd => "implicit-end",
             Self::MalformedPlaceholder => "malformed-placeholder",
             Self::PossiblyUnsetVariable => "possibly-unset-variable",
-            Self::UnreachableOnFail => "unreachable-on-fail",
             Self::MultipleFallbacks => "multiple-fallbacks",
             Self::TypeMismatch => "type-mismatch",
             Self::KeywordShadowed => "keyword-shadowed",
@@ -114,7 +115,7 @@ impl Code {
     pub fn severity(self) -> Severity {
         match self {
             Self::InfiniteLoop | Self::MissingSubflow | Self::SubflowCycle => Severity::Error,
-            Self::UnusedVariable | Self::ImplicitEnd | Self::UnreachableOnFail => Severity::Info,
+            Self::UnusedVariable | Self::ImplicitEnd => Severity::Info,
             _ => Severity::Warning,
         }
     }
@@ -184,8 +185,8 @@ pub fn lint(flows: &[&Value]) -> Vec<Diagnostic> {
     // The checks that read only one flow's JSON run as each flow is compiled, while the flow
     // is in cache; the rest read the compiled set.
     let mut early = Vec::new();
-    let set = FlowSet::compile_each(flows, |_, index, flow, uses| {
-        flow_checks(&mut early, index, flow, uses);
+    let set = FlowSet::compile_each(flows, |_, flow, uses| {
+        flow_checks(&mut early, flow, uses);
     });
     set_checks(&set, early)
 }
@@ -238,27 +239,13 @@ impl Sink<'_, '_> {
 
 /// Diagnostics of one flow, found before the set is complete.
 struct FlowSink<'s, 'f, 'a> {
-    index: usize,
     flow: &'f Flow<'a>,
     out: &'s mut Vec<(usize, Diagnostic)>,
 }
 
 impl FlowSink<'_, '_, '_> {
     fn push(&mut self, step: Option<usize>, code: Code, path: String, message: String) {
-        let entry = diagnostic(self.index, self.flow, step, code, path, message);
-        self.out.push(entry);
-    }
-
-    fn push_fixed(
-        &mut self,
-        step: Option<usize>,
-        code: Code,
-        path: String,
-        fix: botmesh_flow_schema::Fix,
-        message: String,
-    ) {
-        let mut entry = diagnostic(self.index, self.flow, step, code, path, message);
-        entry.1.fix = Some(fix);
+        let entry = diagnostic(self.flow.index, self.flow, step, code, path, message);
         self.out.push(entry);
     }
 }
@@ -266,42 +253,36 @@ impl FlowSink<'_, '_, '_> {
 /// `duplicate-title`, `duplicate-case` and `malformed-placeholder`: they need one flow only.
 pub(crate) fn flow_checks<'a>(
     out: &mut Vec<(usize, Diagnostic)>,
-    index: usize,
     flow: &Flow<'a>,
     uses: &Uses<'a>,
 ) {
-    let mut sink = FlowSink { index, flow, out };
+    let mut sink = FlowSink { flow, out };
     options_and_cases(&mut sink);
-    unreachable_on_fail(&mut sink);
     for bad in &uses.malformed {
         let message = match &bad.problem {
-            Placeholder::Unclosed(at) => format!(
+            Problem::Unclosed(at) => format!(
                 "\"{{{{\" at character {at} has no closing \"}}}}\"; close the placeholder or remove the braces"
             ),
-            Placeholder::Empty => {
+            Problem::Empty => {
                 "empty placeholder \"{{}}\"; put a variable name between the braces or remove them"
                     .to_owned()
             }
-            Placeholder::Invalid(inner) => format!(
-                "placeholder {:?} does not name a variable; use lowercase letters, digits and underscores with no spaces, e.g. {{{{name}}}}",
+            Problem::Invalid(inner) => format!(
+                "placeholder {:?} does not name a variable; use lowercase letters, digits and underscores (spaces only around the name), e.g. {{{{name}}}}",
                 format!("{{{{{inner}}}}}")
             ),
-            Placeholder::Name(_) => continue,
         };
-        sink.push(
-            Some(bad.step),
-            Code::MalformedPlaceholder,
-            bad.site.pointer(flow, bad.step),
-            message,
-        );
+        let pointer = flow
+            .steps
+            .get(bad.step)
+            .map_or_else(String::new, |step| bad.field.pointer(bad.step, step));
+        sink.push(Some(bad.step), Code::MalformedPlaceholder, pointer, message);
     }
 }
 
 /// The checks that need the whole set (calls, control flow through subflows, variables,
 /// keywords), then every diagnostic in order.
 pub(crate) fn set_checks(set: &FlowSet<'_>, early: Vec<(usize, Diagnostic)>) -> Vec<Diagnostic> {
-    // Flows are indexed by their directory index below: every document must be compiled.
-    debug_assert_eq!(set.flows.len(), set.directory.len());
     let mut sink = Sink { set, out: early };
     let call_order = subflow_cycles(&mut sink);
     let mut finishes = vec![false; set.flows.len()];
@@ -315,20 +296,32 @@ pub(crate) fn set_checks(set: &FlowSet<'_>, early: Vec<(usize, Diagnostic)>) -> 
     }
     variables(&mut sink, &set.uses);
     keywords(&mut sink);
-    let more = crate::dataflow::possibly_unset(set)
+    let more = crate::dataflow::possibly_unset(set, &call_order)
         .into_iter()
         .chain(crate::dataflow::type_mismatch(set))
         .chain(crate::triggers::triggers(set));
     for (flow, step, code, path, message) in more {
         sink.push(flow, step, code, path, message);
     }
-    let mut out = sink.out;
-    out.sort_by(|(fa, a), (fb, b)| {
-        fa.cmp(fb)
-            .then_with(|| compare_paths(&a.path, &b.path))
-            .then_with(|| a.code.cmp(&b.code))
-    });
-    out.into_iter().map(|(_, d)| d).collect()
+    let out = sink.out;
+    // Each path's sort key is made once (a comparison that parsed both paths again was most
+    // of the cost of sorting many diagnostics).
+    // Most diagnostics are told apart by their flow and step: those lead the key, so most
+    // comparisons never look at a token's text.
+    let mut keyed: Vec<(usize, u64, PathKey<'_>, Code, usize)> = out
+        .iter()
+        .enumerate()
+        .map(|(i, (flow, d))| {
+            let key = path_key(&d.path);
+            (*flow, key_prefix(&key), key, d.code, i)
+        })
+        .collect();
+    // The checks append their findings in order, so the list is a few sorted runs, which a
+    // stable sort merges in about linear time.
+    keyed.sort();
+    let order: Vec<usize> = keyed.into_iter().map(|(.., i)| i).collect();
+    let mut out: Vec<Option<Diagnostic>> = out.into_iter().map(|(_, d)| Some(d)).collect();
+    order.into_iter().filter_map(|i| out[i].take()).collect()
 }
 
 /// Intra-flow successors of every step (edges to `(end)` left out).
@@ -350,7 +343,7 @@ fn subflow_cycles(sink: &mut Sink<'_, '_>) -> Components {
     let set = sink.set;
     let mut calls = Adjacency::with_capacity(set.flows.len(), set.flows.len());
     for flow in &set.flows {
-        calls.push_node(flow.steps.iter().filter_map(|s| set.callee(s)));
+        calls.push_node(flow.steps.iter().filter_map(callee));
     }
     let components = scc::components(&calls);
     let mut component_of = vec![0usize; set.flows.len()];
@@ -374,7 +367,7 @@ fn subflow_cycles(sink: &mut Sink<'_, '_>) -> Components {
         for &f in component {
             let flow = &set.flows[f];
             for (i, step) in flow.steps.iter().enumerate() {
-                let Some(callee) = set.callee(step) else {
+                let Some(callee) = callee(step) else {
                     continue;
                 };
                 if component_of[callee] != c {
@@ -405,10 +398,13 @@ fn subflow_cycles(sink: &mut Sink<'_, '_>) -> Components {
     }
     for (f, flow) in set.flows.iter().enumerate() {
         for (i, step) in flow.steps.iter().enumerate() {
-            if step.kind != Kind::Subflow || set.callee(step).is_some() {
+            let Body::Subflow {
+                flow: called,
+                callee: None,
+            } = step.body
+            else {
                 continue;
-            }
-            let called = step.str_field(Key::Flow).unwrap_or("");
+            };
             sink.push(
                 f,
                 Some(i),
@@ -426,11 +422,10 @@ fn subflow_cycles(sink: &mut Sink<'_, '_>) -> Components {
 /// Steps control passes through without waiting for the user: not `buttons`, `list`, `ask`,
 /// `end` or `handoff`, and for `subflow` steps only when the called flow can finish without
 /// waiting.
-fn passes(flow: &Flow<'_>, set: &FlowSet<'_>, step: usize, finishes: &[bool]) -> bool {
-    let s = &flow.steps[step];
-    match s.kind {
-        Kind::Buttons | Kind::List | Kind::Ask | Kind::End | Kind::Handoff => false,
-        Kind::Subflow => set.callee(s).is_some_and(|c| finishes[c]),
+fn passes(flow: &Flow<'_>, step: usize, finishes: &[bool]) -> bool {
+    match &flow.steps[step].body {
+        Body::Menu(_) | Body::Ask(_) | Body::Closing { .. } => false,
+        Body::Subflow { callee, .. } => callee.is_some_and(|c| finishes[c]),
         _ => true,
     }
 }
@@ -446,10 +441,10 @@ fn can_finish_without_waiting(set: &FlowSet<'_>, index: usize, finishes: &[bool]
     let mut stack = vec![0usize];
     seen[0] = true;
     while let Some(step) = stack.pop() {
-        if flow.steps[step].kind == Kind::End {
+        if flow.steps[step].kind == StepKind::End {
             return true;
         }
-        if !passes(flow, set, step, finishes) {
+        if !passes(flow, step, finishes) {
             continue;
         }
         for edge in flow.edges(step) {
@@ -468,10 +463,12 @@ fn can_finish_without_waiting(set: &FlowSet<'_>, index: usize, finishes: &[bool]
 }
 
 fn sends(flow: &Flow<'_>, step: usize) -> bool {
-    let s = &flow.steps[step];
-    match s.kind {
-        Kind::Message | Kind::Media | Kind::Template | Kind::Location => true,
-        Kind::End | Kind::Handoff => s.field(Key::Text).is_some(),
+    match &flow.steps[step].body {
+        Body::Message { .. }
+        | Body::Media { .. }
+        | Body::Template { .. }
+        | Body::Location { .. } => true,
+        Body::Closing { text, .. } => text.is_some(),
         _ => false,
     }
 }
@@ -490,7 +487,6 @@ fn quoted_list(flow: &Flow<'_>, steps: &[usize]) -> String {
 
 /// `unreachable-step`, `implicit-end`, `infinite-loop` and `message-burst`.
 fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes: &[bool]) {
-    let set = sink.set;
     let count = flow.steps.len();
     if count == 0 {
         return;
@@ -539,10 +535,7 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
     }
     // The steps control flows through without waiting, plus the terminals (for bursts).
     let flowing: Vec<bool> = (0..count)
-        .map(|i| {
-            passes(flow, set, i, finishes)
-                || matches!(flow.steps[i].kind, Kind::End | Kind::Handoff)
-        })
+        .map(|i| passes(flow, i, finishes) || matches!(flow.steps[i].body, Body::Closing { .. }))
         .collect();
     let mut quiet = Adjacency::with_capacity(count, 2 * count);
     for i in 0..count {
@@ -628,46 +621,6 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-/// `unreachable-on-fail`: an `ask` with `input: text` (the default) and no `pattern` accepts
-/// every non-empty reply, and an empty reply is never sent by a messaging app, so its `onFail`
-/// is never taken.
-fn unreachable_on_fail(sink: &mut FlowSink<'_, '_, '_>) {
-    let flow = sink.flow;
-    for (i, step) in flow.steps.iter().enumerate() {
-        if step.kind != Kind::Ask {
-            continue;
-        }
-        let Some(on_fail) = step.value.get("onFail").and_then(Value::as_str) else {
-            continue;
-        };
-        let input = step.value.get("input").and_then(Value::as_str);
-        if input.is_some_and(|i| i != "text") || step.value.get("pattern").is_some() {
-            continue;
-        }
-        let path = format!("/steps/{i}/onFail");
-        let fix = botmesh_flow_schema::Fix::safe(
-            format!(
-                "remove the onFail of step \"{}\", which is never taken",
-                step.id
-            ),
-            vec![
-                serde_json::json!({ "op": "test", "path": path, "value": on_fail }),
-                serde_json::json!({ "op": "remove", "path": path }),
-            ],
-        );
-        sink.push_fixed(
-            Some(i),
-            Code::UnreachableOnFail,
-            path,
-            fix,
-            format!(
-                "step \"{}\" accepts every non-empty reply (input text without a pattern), so its onFail \"{on_fail}\" is never taken; add a pattern, use another input, or remove onFail",
-                step.id
-            ),
-        );
-    }
-}
-
 /// `duplicate-title` and `duplicate-case`.
 fn options_and_cases<'a>(sink: &mut FlowSink<'_, '_, 'a>) {
     let flow = sink.flow;
@@ -675,10 +628,7 @@ fn options_and_cases<'a>(sink: &mut FlowSink<'_, '_, 'a>) {
     let mut titles: Vec<(Cow<'a, str>, OptionAt)> = Vec::new();
     for (i, step) in flow.steps.iter().enumerate() {
         titles.clear();
-        let mut check_title = |sink: &mut FlowSink<'_, '_, 'a>, option: &'a Value, at: OptionAt| {
-            let Some(title) = option.get("title").and_then(Value::as_str) else {
-                return;
-            };
+        let mut check_title = |sink: &mut FlowSink<'_, '_, 'a>, title: &'a str, at: OptionAt| {
             // Titles compare trimmed and lower-cased. An ASCII title is kept as it is and
             // compared ignoring ASCII case; any other is lower-cased in full. Both sides are
             // then lower-case or ASCII, so `eq_ignore_ascii_case` is exactly the equality of
@@ -699,29 +649,23 @@ fn options_and_cases<'a>(sink: &mut FlowSink<'_, '_, 'a>) {
                 titles.push((folded, at));
             }
         };
-        match step.kind {
-            Kind::Buttons => {
-                for (j, button) in step.array_field(Key::Buttons).iter().enumerate() {
-                    check_title(sink, button, OptionAt::Button(j));
+        match &step.body {
+            Body::Menu(menu) if step.kind == StepKind::Buttons => {
+                for (j, button) in menu.items.iter().enumerate() {
+                    check_title(sink, button.title, OptionAt::Button(j));
                 }
             }
-            Kind::List => {
-                for (s, section) in step.array_field(Key::Sections).iter().enumerate() {
-                    let rows = section.get("rows").and_then(Value::as_array);
-                    for (r, row) in rows.into_iter().flatten().enumerate() {
-                        check_title(sink, row, OptionAt::Row(s, r));
+            Body::Menu(menu) => {
+                for (s, section) in menu.sections.iter().enumerate() {
+                    let rows = menu.items.get(section.rows.clone()).unwrap_or(&[]);
+                    for (r, row) in rows.iter().enumerate() {
+                        check_title(sink, row.title, OptionAt::Row(s, r));
                     }
                 }
             }
-            Kind::Branch => {
-                let cases = step.array_field(Key::Cases);
+            Body::Branch { cases, .. } => {
                 for (j, case) in cases.iter().enumerate() {
-                    let Some(when) = case.get("when") else {
-                        continue;
-                    };
-                    let earlier = cases[..j]
-                        .iter()
-                        .position(|c| c.get("when").is_some_and(|w| same_value(w, when)));
+                    let earlier = cases[..j].iter().position(|c| c.when.same(&case.when));
                     if let Some(k) = earlier {
                         sink.push(
                             Some(i),
@@ -770,9 +714,7 @@ fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
     let set = sink.set;
     let mut defined: FxHashSet<&str> = BUILT_IN_VARIABLES.into_iter().collect();
     for flow in &set.flows {
-        if let Some(declared) = flow.document.get("variables").and_then(Value::as_object) {
-            defined.extend(declared.keys().map(String::as_str));
-        }
+        defined.extend(flow.declarations.iter().map(|d| d.name));
     }
     let mut read: FxHashSet<&str> = FxHashSet::default();
     for flow_uses in uses {
@@ -807,7 +749,7 @@ fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
                 index,
                 Some(u.step),
                 Code::UndefinedVariable,
-                u.site.pointer(flow, u.step),
+                u.pointer(flow),
                 format!(
                     "variable \"{}\" is read but never written, declared or built in; declare it under variables, write it before this step, or fix the name",
                     u.name
@@ -822,7 +764,7 @@ fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
                 index,
                 Some(u.step),
                 Code::UnusedVariable,
-                u.site.pointer(flow, u.step),
+                u.pointer(flow),
                 format!(
                     "variable \"{}\" is written but never read in any flow of the set; remove the write or use the value",
                     u.name
@@ -838,15 +780,9 @@ fn keywords(sink: &mut Sink<'_, '_>) {
     let set = sink.set;
     let mut first: FxHashMap<String, usize> = FxHashMap::default();
     for (index, flow) in set.flows.iter().enumerate() {
-        let list = flow
-            .document
-            .get("trigger")
-            .and_then(|t| t.get("keywords"))
-            .and_then(Value::as_array);
-        for (k, keyword) in list.into_iter().flatten().enumerate() {
-            let Some(keyword) = keyword.as_str() else {
-                continue;
-            };
+        let list = flow.trigger.as_ref().map_or(&[][..], |t| &t.keywords);
+        for (k, keyword) in list.iter().enumerate() {
+            let keyword = keyword.text;
             let folded = keyword.trim().to_lowercase();
             match first.get(&folded) {
                 Some(&owner) if owner != index => {
@@ -871,28 +807,44 @@ fn keywords(sink: &mut Sink<'_, '_>) {
     }
 }
 
-/// Document order of two JSON Pointers: top-level keys in the spec's order, array indexes
+/// The first two tokens of a path key as one number (the top-level key's rank, then the
+/// index under it, `/steps/N`), ordered as the key is; a path under an unknown top-level key
+/// gets the largest, so the whole key orders those.
+fn key_prefix(key: &PathKey<'_>) -> u64 {
+    let known = botmesh_flow_schema::TOP_LEVEL_KEYS.len();
+    match key.as_slice() {
+        [(rank, ..), rest @ ..] if *rank < known => {
+            let index = rest
+                .first()
+                .map_or(0, |(_, n, _)| (*n).min(u64::from(u32::MAX)));
+            (*rank as u64) << 32 | index
+        }
+        _ => u64::MAX,
+    }
+}
+
+/// The document-order key of a JSON Pointer, one `(rank, index, key)` per token.
+type PathKey<'p> = Vec<(usize, u64, &'p str)>;
+
+/// The document-order key of a JSON Pointer: top-level keys in the spec's order, array indexes
 /// numerically, other keys alphabetically.
-fn compare_paths(a: &str, b: &str) -> Ordering {
-    let key = |path: &str| -> Vec<(usize, u64, String)> {
-        path.split('/')
-            .skip(1)
-            .enumerate()
-            .map(|(depth, token)| {
-                let rank = if depth == 0 {
-                    botmesh_flow_schema::TOP_LEVEL_KEYS
-                        .iter()
-                        .position(|k| pointer_token(k) == token)
-                        .unwrap_or(botmesh_flow_schema::TOP_LEVEL_KEYS.len())
-                } else {
-                    0
-                };
-                match token.parse::<u64>() {
-                    Ok(n) => (rank, n, String::new()),
-                    Err(_) => (rank, u64::MAX, token.to_owned()),
-                }
-            })
-            .collect()
-    };
-    key(a).cmp(&key(b))
+fn path_key(path: &str) -> PathKey<'_> {
+    path.split('/')
+        .skip(1)
+        .enumerate()
+        .map(|(depth, token)| {
+            let rank = if depth == 0 {
+                botmesh_flow_schema::TOP_LEVEL_KEYS
+                    .iter()
+                    .position(|k| escape_token(k) == token)
+                    .unwrap_or(botmesh_flow_schema::TOP_LEVEL_KEYS.len())
+            } else {
+                0
+            };
+            match token.parse::<u64>() {
+                Ok(n) => (rank, n, ""),
+                Err(_) => (rank, u64::MAX, token),
+            }
+        })
+        .collect()
 }

@@ -129,6 +129,22 @@ fn possibly_unset_names_the_first_path_that_skips_the_write() {
 }
 
 #[test]
+fn a_long_unset_path_shows_its_first_three_and_last_four_steps() {
+    let mut steps: Vec<Value> =
+        vec![json!({ "id": "q", "kind": "ask", "text": "Code?", "save": "code" })];
+    steps.extend((1..=10).map(|i| json!({ "id": format!("m{i}"), "kind": "delay", "seconds": 1 })));
+    steps.push(json!({ "id": "say", "kind": "end", "text": "Code {{ code }}" }));
+    let flow = json!({ "version": 2, "id": "f", "steps": steps });
+    let found: Vec<String> = lint(&[&flow]).into_iter().map(|d| d.message).collect();
+    expect![[r#"
+        [
+            "variable \"code\" may be unset here: nothing writes it on the path \"q\" (retries run out) → \"m1\" → \"m2\" → … → \"m8\" → \"m9\" → \"m10\" → \"say\"; write it on every path, declare it with a default, or check it with exists first",
+        ]
+    "#]]
+    .assert_debug_eq(&found);
+}
+
+#[test]
 fn a_menu_save_is_a_write_of_its_variable() {
     let menu = |text: &str| {
         json!({ "version": 2, "id": "f", "steps": [
@@ -181,7 +197,6 @@ fn severities_and_spellings_follow_the_spec() {
             "implicit-end info",
             "malformed-placeholder warning",
             "possibly-unset-variable warning",
-            "unreachable-on-fail info",
             "multiple-fallbacks warning",
             "type-mismatch warning",
             "keyword-shadowed warning",
@@ -327,7 +342,9 @@ fn titles_compare_trimmed_and_lower_cased_in_full() {
 
 #[test]
 fn a_loop_through_a_subflow_that_waits_is_not_infinite() {
-    let caller = json!({"version": 2, "id": "main", "steps": [
+    // `answer` starts with a default: the asker's retries can run out without writing it.
+    let caller = json!({"version": 2, "id": "main",
+        "variables": {"answer": {"type": "string", "default": "go"}}, "steps": [
         {"id": "again", "kind": "subflow", "flow": "asker"},
         {"id": "loop", "kind": "branch", "cases": [
             {"when": {"var": "answer", "op": "ne", "value": "stop"}, "next": "again"}]},
@@ -585,7 +602,7 @@ fn analyze_returns_mermaid_or_graph_and_a_summary() {
     assert!(graph.get("mermaid").is_none());
     assert_eq!(graph["graph"]["flows"].as_array().unwrap().len(), 3);
     expect![[
-        r#"{"edges":7,"errors":0,"flows":3,"infos":0,"issues":0,"nodes":8,"steps":8,"warnings":0}"#
+        r#"{"edges":7,"errors":0,"flows":3,"infos":0,"issues":0,"nodes":8,"steps":8,"warnings":2}"#
     ]]
     .assert_eq(&graph["summary"].to_string());
 }

@@ -17,61 +17,24 @@
 //!
 //! No keyword of a lower tier, and no keyword of a later flow, can win every time, so nothing
 //! else shadows. Two keywords equal after trimming and lowercasing are `duplicate-keyword`'s,
-//! not reported again here. "Letter or digit" is Rust's `char::is_alphanumeric` (Unicode
-//! `Alphabetic` or `Numeric`, which adds a few symbols such as circled letters to the
-//! categories L and N).
+//! not reported again here. Normalization and whole words ("letter or digit" is general
+//! category L or N) are the runtime's own functions, from `botmesh-flow-schema`, and each
+//! keyword is normalized once, when the set is compiled.
 
-use serde_json::Value;
-use unicode_normalization::UnicodeNormalization as _;
-use unicode_normalization::char::is_combining_mark;
+use botmesh_flow_schema::{contains_words, starts_with_words};
 
 use crate::dataflow::Found;
-use crate::flow::FlowSet;
 use crate::lint::Code;
-
-/// A message or keyword as the runtime compares them (section 2).
-pub(crate) fn normalize(text: &str) -> String {
-    text.trim()
-        .to_lowercase()
-        .nfd()
-        .filter(|c| !is_combining_mark(*c))
-        .collect()
-}
-
-fn word_char(c: Option<char>) -> bool {
-    c.is_some_and(char::is_alphanumeric)
-}
-
-/// True when `inner` occurs in `outer` with no letter or digit right around it.
-fn whole_words_in(outer: &str, inner: &str, prefix_only: bool) -> bool {
-    if inner.is_empty() {
-        return false;
-    }
-    let mut from = 0;
-    while let Some(at) = outer[from..].find(inner) {
-        let start = from + at;
-        let after = outer[start + inner.len()..].chars().next();
-        if prefix_only {
-            return start == 0 && !word_char(after);
-        }
-        let before = outer[..start].chars().next_back();
-        if !word_char(before) && !word_char(after) {
-            return true;
-        }
-        // The next occurrence may overlap this one: search again one character on.
-        from = start + outer[start..].chars().next().map_or(1, char::len_utf8);
-    }
-    false
-}
+use crate::set::FlowSet;
 
 /// One keyword of the set.
 struct Keyword<'a> {
     flow: usize,
     index: usize,
     text: &'a str,
-    normalized: String,
+    normalized: &'a str,
     folded: String,
-    mode: &'a str,
+    mode: &'static str,
 }
 
 /// `keyword-shadowed`, `unmatchable-keyword` and `multiple-fallbacks` over the set.
@@ -80,10 +43,10 @@ pub(crate) fn triggers(set: &FlowSet<'_>) -> Vec<Found> {
     let mut keywords = Vec::new();
     let mut first_fallback: Option<usize> = None;
     for (flow_index, flow) in set.flows.iter().enumerate() {
-        let Some(trigger) = flow.document.get("trigger") else {
+        let Some(trigger) = &flow.trigger else {
             continue;
         };
-        if trigger.get("fallback").and_then(Value::as_bool) == Some(true) {
+        if trigger.fallback {
             match first_fallback {
                 None => first_fallback = Some(flow_index),
                 Some(first) => found.push((
@@ -98,22 +61,16 @@ pub(crate) fn triggers(set: &FlowSet<'_>) -> Vec<Found> {
                 )),
             }
         }
-        let mode = trigger
-            .get("match")
-            .and_then(Value::as_str)
-            .unwrap_or("exact");
-        let list = trigger.get("keywords").and_then(Value::as_array);
-        for (index, keyword) in list.into_iter().flatten().enumerate() {
-            if let Some(text) = keyword.as_str() {
-                keywords.push(Keyword {
-                    flow: flow_index,
-                    index,
-                    text,
-                    normalized: normalize(text),
-                    folded: text.trim().to_lowercase(),
-                    mode,
-                });
-            }
+        let mode = trigger.mode.as_str();
+        for (index, keyword) in trigger.keywords.iter().enumerate() {
+            keywords.push(Keyword {
+                flow: flow_index,
+                index,
+                text: keyword.text,
+                normalized: &keyword.normalized,
+                folded: keyword.text.trim().to_lowercase(),
+                mode,
+            });
         }
     }
     for keyword in &keywords {
@@ -138,8 +95,8 @@ pub(crate) fn triggers(set: &FlowSet<'_>) -> Vec<Found> {
                 && !other.normalized.is_empty()
                 && match keyword.mode {
                     "exact" => other.normalized == keyword.normalized,
-                    "startsWith" => whole_words_in(&keyword.normalized, &other.normalized, true),
-                    _ => whole_words_in(&keyword.normalized, &other.normalized, false),
+                    "startsWith" => starts_with_words(keyword.normalized, other.normalized),
+                    _ => contains_words(keyword.normalized, other.normalized),
                 }
         });
         if let Some(other) = shadow {
@@ -173,28 +130,4 @@ pub(crate) fn triggers(set: &FlowSet<'_>) -> Vec<Found> {
         }
     }
     found
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normalizes_as_the_runtime_does() {
-        assert_eq!(normalize("  ¡Cita!  "), "¡cita!");
-        assert_eq!(normalize("Menú"), "menu");
-    }
-
-    #[test]
-    fn whole_words_follow_section_2() {
-        assert!(whole_words_in("quiero una cita", "cita", false));
-        assert!(whole_words_in("cita_hoy", "cita", false));
-        assert!(!whole_words_in("felicitaciones", "cita", false));
-        assert!(whole_words_in("felicitaciones y cita", "cita", false));
-        assert!(whole_words_in("pizza grande", "pizza", true));
-        assert!(!whole_words_in("pizzas", "pizza", true));
-        assert!(!whole_words_in("una pizza", "pizza", true));
-        assert!(whole_words_in("pizza", "pizza", true));
-        assert!(!whole_words_in("x", "", false));
-    }
 }

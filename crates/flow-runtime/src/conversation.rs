@@ -2,14 +2,19 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use botmesh_flow_schema::{InputKind, MatchMode};
+use botmesh_flow_schema::program::{
+    Arg, Body, Cond, Item, Literal, Menu, Op, SetValue, Target, Text,
+};
+use botmesh_flow_schema::{
+    BUILT_IN_VARIABLES, InputKind, MatchMode, StepKind, contains_words, normalize,
+    starts_with_words,
+};
 use serde_json::{Map, Value, json};
 
 use crate::input::{Mock, Reply, Setup, Start};
 use crate::parse::parse_answer;
 use crate::regex::MAX_MATCH_WORK;
-use crate::set::{Action, Cond, FlowSet, Item, Op, Target};
-use crate::text::{contains_words, normalize, starts_with_words};
+use crate::set::FlowSet;
 use crate::value::Scalar;
 
 /// The most steps that run between two consumed replies (or since the start).
@@ -24,9 +29,6 @@ pub const MAX_INTERPOLATED_CHARS: usize = 65_536;
 /// The deepest call stack: the starting flow is depth 0, and a call that would make it deeper
 /// than this fails.
 pub const MAX_CALL_DEPTH: usize = 16;
-
-/// The read-only built-in variables.
-pub const BUILT_INS: [&str; 4] = ["contact_name", "contact_phone", "flow_id", "last_message"];
 
 /// How a conversation stopped, or that it waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,18 +106,24 @@ pub enum EdgeKind {
 }
 
 impl EdgeKind {
+    /// The kind of the compiled form's edge this is (the analyzer's graph has the same kinds).
+    pub fn edge_kind(self) -> botmesh_flow_schema::program::EdgeKind {
+        use botmesh_flow_schema::program::EdgeKind as K;
+        match self {
+            Self::Next => K::Next,
+            Self::Button(_) => K::Button,
+            Self::Row(_) => K::Row,
+            Self::Case(_) => K::Case,
+            Self::Default => K::Default,
+            Self::RetryExhausted => K::RetryExhausted,
+            Self::Call => K::Call,
+            Self::Return => K::Return,
+        }
+    }
+
     /// The analyzer's spelling of the kind.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Next => "next",
-            Self::Button(_) => "button",
-            Self::Row(_) => "row",
-            Self::Case(_) => "case",
-            Self::Default => "default",
-            Self::RetryExhausted => "retry-exhausted",
-            Self::Call => "call",
-            Self::Return => "return",
-        }
+        self.edge_kind().as_str()
     }
 }
 
@@ -202,7 +210,7 @@ enum Halt {
 /// A conversation of one contact with a set of flows.
 #[derive(Debug, Clone)]
 pub struct Conversation<'s> {
-    set: &'s FlowSet,
+    set: &'s FlowSet<'s>,
     contact_name: String,
     contact_phone: String,
     handlers: BTreeMap<String, Mock>,
@@ -228,7 +236,7 @@ impl<'s> Conversation<'s> {
     ///
     /// The start flow is in the set ([`Simulation::check`](crate::Simulation::check) says so for
     /// a simulation's arguments); a flow id that is not starts nothing (outcome `no-flow`).
-    pub fn start(set: &'s FlowSet, start: &Start, setup: &Setup) -> Self {
+    pub fn start(set: &'s FlowSet<'s>, start: &Start, setup: &Setup) -> Self {
         let mut conversation = Self {
             set,
             contact_name: setup.contact_name.clone(),
@@ -282,25 +290,37 @@ impl<'s> Conversation<'s> {
     /// The flow a first message starts (runtime §2).
     fn pick_flow(&self, message: &str) -> Option<usize> {
         let message = normalize(message);
+        let flows = self.set.flows();
         let tier = |mode: MatchMode, matches: &dyn Fn(&str) -> bool| {
-            self.set.flows.iter().position(|flow| {
-                flow.mode == mode && flow.keywords.iter().any(|k| !k.is_empty() && matches(k))
+            flows.iter().position(|flow| {
+                flow.trigger.as_ref().is_some_and(|trigger| {
+                    trigger.mode == mode
+                        && trigger
+                            .keywords
+                            .iter()
+                            .any(|k| !k.normalized.is_empty() && matches(&k.normalized))
+                })
             })
         };
         tier(MatchMode::Exact, &|k| message == k)
             .or_else(|| tier(MatchMode::StartsWith, &|k| starts_with_words(&message, k)))
             .or_else(|| tier(MatchMode::Contains, &|k| contains_words(&message, k)))
-            .or_else(|| self.set.flows.iter().position(|f| f.fallback))
+            .or_else(|| {
+                flows
+                    .iter()
+                    .position(|f| f.trigger.as_ref().is_some_and(|t| t.fallback))
+            })
     }
 
     /// Gives each declared variable of `flow` that is unset its default.
     fn declare(&mut self, flow: usize) {
-        for (name, default) in &self.set.flows[flow].declarations {
-            if let Some(default) = default
-                && !BUILT_INS.contains(&name.as_str())
-                && !self.variables.contains_key(name)
+        for declaration in &self.set.flows()[flow].declarations {
+            if let Some(default) = declaration.default
+                && !BUILT_IN_VARIABLES.contains(&declaration.name)
+                && !self.variables.contains_key(declaration.name)
             {
-                self.variables.insert(name.clone(), default.clone());
+                self.variables
+                    .insert(declaration.name.to_owned(), Scalar::of_literal(default));
             }
         }
     }
@@ -320,11 +340,11 @@ impl<'s> Conversation<'s> {
         self.transcript.push(Entry::User(reply.clone()));
         self.since_reply = 0;
         let set = self.set;
-        let step = &set.flows[waiting.flow].steps[waiting.step];
         let (flow, index) = (waiting.flow, waiting.step);
-        match &step.action {
-            Action::Buttons { items, save, .. } | Action::List { items, save, .. } => {
-                let picked = pick(items, reply);
+        let step = set.step(flow, index);
+        match &step.body {
+            Body::Menu(menu) => {
+                let picked = pick(&menu.items, set.titles(flow, index), reply);
                 let Some((position, item)) = picked else {
                     self.last_message = match reply {
                         Reply::Text(text) => text.trim().to_owned(),
@@ -336,67 +356,60 @@ impl<'s> Conversation<'s> {
                     }
                     return;
                 };
-                self.last_message = item.title.clone();
+                self.last_message = item.title.to_owned();
                 self.waiting = None;
-                if let Some(var) = save {
-                    let value = Scalar::String(item.id.clone());
+                if let Some(var) = menu.save {
+                    let value = Scalar::String(item.id.to_owned());
                     self.save(var, value, flow, index);
                 }
-                let kind = if matches!(step.action, Action::Buttons { .. }) {
-                    EdgeKind::Button(position)
-                } else {
+                let kind = if step.kind == StepKind::List {
                     EdgeKind::Row(position)
+                } else {
+                    EdgeKind::Button(position)
                 };
                 self.take(flow, index, item.target, kind);
                 self.run(item.target);
             }
-            Action::Ask {
-                save,
-                input,
-                pattern,
-                retries,
-                retry_text,
-                on_fail,
-                text,
-                ..
-            } => {
+            Body::Ask(ask) => {
                 let raw = match reply {
                     Reply::Text(text) | Reply::Tap(text) => text.trim(),
                 };
                 self.last_message = raw.to_owned();
-                let accepted = match (input, pattern) {
-                    (InputKind::Text, Some(pattern)) if !raw.is_empty() => match pattern {
-                        Ok(pattern) => match pattern.is_match(raw, &mut self.match_work) {
-                            Some(true) => Some(Scalar::String(raw.to_owned())),
-                            Some(false) => None,
-                            None => {
-                                self.stop = Some(error(flow, index, work_message()));
+                let accepted = match (ask.input, ask.pattern) {
+                    (InputKind::Text, Some(pattern)) if !raw.is_empty() => {
+                        match &set.patterns[pattern.index] {
+                            Ok(pattern) => match pattern.is_match(raw, &mut self.match_work) {
+                                Some(true) => Some(Scalar::String(raw.to_owned())),
+                                Some(false) => None,
+                                None => {
+                                    self.stop = Some(error(flow, index, work_message()));
+                                    return;
+                                }
+                            },
+                            Err(problem) => {
+                                self.stop = Some(error(flow, index, problem.to_string()));
                                 return;
                             }
-                        },
-                        Err(problem) => {
-                            self.stop = Some(error(flow, index, problem.to_string()));
-                            return;
                         }
-                    },
-                    _ => parse_answer(*input, raw),
+                    }
+                    _ => parse_answer(ask.input, raw),
                 };
                 if let Some(value) = accepted {
                     self.waiting = None;
-                    self.save(save, value, flow, index);
+                    self.save(ask.save, value, flow, index);
                     let successor = step.successor;
                     self.take(flow, index, successor, EdgeKind::Next);
                     self.run(successor);
                     return;
                 }
                 let failures = waiting.failures + 1;
-                if failures <= *retries {
+                if failures <= ask.retries {
                     self.waiting = Some(Waiting {
                         failures,
                         ..waiting
                     });
                     self.event(Event::Retry, flow, index);
-                    let again = retry_text.as_ref().unwrap_or(text);
+                    let again = ask.retry_text.as_ref().unwrap_or(&ask.text);
                     match self.interpolate(again, flow, index) {
                         Ok(text) => self.bot(Send::Text(text), flow, index),
                         Err(Halt::Stop(stop)) => self.stop = Some(stop),
@@ -404,8 +417,8 @@ impl<'s> Conversation<'s> {
                     return;
                 }
                 self.waiting = None;
-                let (target, kind) = match on_fail {
-                    Some(target) => (*target, EdgeKind::RetryExhausted),
+                let (target, kind) = match ask.on_fail {
+                    Some(target) => (target, EdgeKind::RetryExhausted),
                     None => (step.successor, EdgeKind::Next),
                 };
                 self.take(flow, index, target, kind);
@@ -486,21 +499,21 @@ impl<'s> Conversation<'s> {
     /// Runs one step; answers where control goes, or `None` when the bot now waits.
     fn step(&mut self, flow: usize, index: usize) -> Result<Option<Target>, Halt> {
         let set = self.set;
-        let step = &set.flows[flow].steps[index];
+        let step = set.step(flow, index);
         let successor = step.successor;
         let next = |this: &mut Self| {
             this.take(flow, index, successor, EdgeKind::Next);
             Ok(Some(successor))
         };
-        match &step.action {
-            Action::Message { .. }
-            | Action::Media { .. }
-            | Action::Template { .. }
-            | Action::Location { .. } => {
+        match &step.body {
+            Body::Message { .. }
+            | Body::Media { .. }
+            | Body::Template { .. }
+            | Body::Location { .. } => {
                 self.send_step(flow, index)?;
                 next(self)
             }
-            Action::Buttons { .. } | Action::List { .. } | Action::Ask { .. } => {
+            Body::Menu(_) | Body::Ask(_) => {
                 self.send_step(flow, index)?;
                 self.waiting = Some(Waiting {
                     flow,
@@ -509,45 +522,44 @@ impl<'s> Conversation<'s> {
                 });
                 Ok(None)
             }
-            Action::Branch { cases, default } => {
-                for (position, (condition, target)) in cases.iter().enumerate() {
-                    if self.holds(condition, flow, index)? {
-                        self.take(flow, index, *target, EdgeKind::Case(position));
-                        return Ok(Some(*target));
+            Body::Branch { cases, default } => {
+                for (position, case) in cases.iter().enumerate() {
+                    if self.holds(&case.when, flow, index)? {
+                        self.take(flow, index, case.target, EdgeKind::Case(position));
+                        return Ok(Some(case.target));
                     }
                 }
                 self.take(flow, index, *default, EdgeKind::Default);
                 Ok(Some(*default))
             }
-            Action::Set { var, value } => {
+            Body::Set { var, value, .. } => {
                 let value = match value {
-                    Scalar::String(text) => Scalar::String(self.interpolate(text, flow, index)?),
-                    other => other.clone(),
+                    SetValue::Text(text) => Scalar::String(self.interpolate(text, flow, index)?),
+                    SetValue::Literal(literal) => Scalar::of_literal(*literal),
                 };
-                self.variables.insert(var.clone(), value);
+                self.variables.insert((*var).to_owned(), value);
                 next(self)
             }
-            Action::Delay { seconds, typing } => {
+            Body::Delay { seconds, .. } => {
                 self.clock += seconds;
-                let _ = typing;
                 self.event(Event::Delay, flow, index);
                 next(self)
             }
-            Action::Call {
+            Body::Action {
                 handler,
                 args,
                 save,
             } => {
                 let mut interpolated = Map::with_capacity(args.len());
                 for (key, value) in args {
-                    let value = self.interpolate_json(value, flow, index)?;
-                    interpolated.insert(key.clone(), value);
+                    let value = self.interpolate_arg(value, flow, index)?;
+                    interpolated.insert((*key).to_owned(), value);
                 }
                 let args = Value::Object(interpolated);
-                let call = self.calls.entry(handler.clone()).or_insert(0);
+                let call = self.calls.entry((*handler).to_owned()).or_insert(0);
                 let number = *call;
                 *call += 1;
-                let result = match self.handlers.get(handler).cloned() {
+                let result = match self.handlers.get(*handler).cloned() {
                     Some(Mock::Returns(value)) => value,
                     Some(Mock::ReturnsEach(values)) => values
                         .get(number)
@@ -585,9 +597,9 @@ impl<'s> Conversation<'s> {
                 }
                 next(self)
             }
-            Action::Subflow {
+            Body::Subflow {
                 flow: id,
-                index: called,
+                callee: called,
             } => {
                 let Some(called) = *called else {
                     return Err(Halt::Stop(error(
@@ -623,22 +635,18 @@ impl<'s> Conversation<'s> {
                 self.declare(called);
                 Ok(Some(Target::Step(0)))
             }
-            Action::Handoff { queue, text } => {
+            Body::Closing { text, queue } => {
                 if let Some(text) = text {
                     let text = self.interpolate(text, flow, index)?;
                     self.bot(Send::Text(text), flow, index);
                 }
-                Err(Halt::Stop(Stop {
-                    kind: OutcomeKind::Handoff,
-                    at: Some((flow, index)),
-                    queue: Some(queue.clone()),
-                    message: None,
-                }))
-            }
-            Action::End { text } => {
-                if let Some(text) = text {
-                    let text = self.interpolate(text, flow, index)?;
-                    self.bot(Send::Text(text), flow, index);
+                if step.kind == StepKind::Handoff {
+                    return Err(Halt::Stop(Stop {
+                        kind: OutcomeKind::Handoff,
+                        at: Some((flow, index)),
+                        queue: Some(queue.map(str::to_owned)),
+                        message: None,
+                    }));
                 }
                 if self.stack.is_empty() {
                     return Err(Halt::Stop(Stop {
@@ -656,18 +664,15 @@ impl<'s> Conversation<'s> {
     /// Sends what a sending or waiting step sends (also its re-send).
     fn send_step(&mut self, flow: usize, index: usize) -> Result<(), Halt> {
         let set = self.set;
-        let send = match &set.flows[flow].steps[index].action {
-            Action::Message { text } | Action::Ask { text, .. } => {
-                Send::Text(self.interpolate(text, flow, index)?)
-            }
-            Action::Buttons { text, .. } | Action::List { text, .. } => {
-                Send::Step(vec![self.interpolate(text, flow, index)?])
-            }
-            Action::Media {
+        let send = match &set.step(flow, index).body {
+            Body::Message { text } => Send::Text(self.interpolate(text, flow, index)?),
+            Body::Ask(ask) => Send::Text(self.interpolate(&ask.text, flow, index)?),
+            Body::Menu(menu) => Send::Step(vec![self.interpolate(&menu.text, flow, index)?]),
+            Body::Media {
                 caption: Some(caption),
                 ..
             } => Send::Step(vec![self.interpolate(caption, flow, index)?]),
-            Action::Template { parameters, .. } => {
+            Body::Template { parameters, .. } => {
                 let mut texts = Vec::with_capacity(parameters.len());
                 for parameter in parameters {
                     texts.push(self.interpolate(parameter, flow, index)?);
@@ -731,7 +736,7 @@ impl<'s> Conversation<'s> {
         match name {
             "contact_name" => Some(Scalar::String(self.contact_name.clone())),
             "contact_phone" => Some(Scalar::String(self.contact_phone.clone())),
-            "flow_id" => Some(Scalar::String(self.set.flows[self.flow].id.clone())),
+            "flow_id" => Some(Scalar::String(self.set.flows()[self.flow].id.to_owned())),
             "last_message" => Some(Scalar::String(self.last_message.clone())),
             _ => self.variables.get(name).cloned(),
         }
@@ -743,7 +748,7 @@ impl<'s> Conversation<'s> {
         let text = match name {
             "contact_name" => &self.contact_name,
             "contact_phone" => &self.contact_phone,
-            "flow_id" => &self.set.flows[self.flow].id,
+            "flow_id" => self.set.flows()[self.flow].id,
             "last_message" => &self.last_message,
             _ => match self.variables.get(name) {
                 Some(Scalar::String(text)) => text,
@@ -759,48 +764,36 @@ impl<'s> Conversation<'s> {
         Ok(())
     }
 
-    /// Interpolates `{{name}}` placeholders (runtime §5).
-    fn interpolate(&mut self, text: &str, flow: usize, step: usize) -> Result<String, Halt> {
-        let out = if text.contains("{{") {
-            let mut out = String::with_capacity(text.len() + 16);
-            let bytes = text.as_bytes();
-            let mut at = 0;
+    /// Interpolates a text's placeholders (runtime §5), found once when the set was compiled.
+    fn interpolate(&mut self, text: &Text<'_>, flow: usize, step: usize) -> Result<String, Halt> {
+        let raw = text.text;
+        let out = if text.holes.is_empty() {
+            raw.to_owned()
+        } else {
+            let mut out = String::with_capacity(raw.len() + 16);
             let mut copied = 0;
-            while let Some(offset) = text[at..].find("{{") {
-                let start = at + offset;
-                match placeholder(&bytes[start..]) {
-                    Some((name, length)) => {
-                        out.push_str(&text[copied..start]);
-                        match self.push_value(name, &mut out) {
-                            Ok(()) => {}
-                            Err(Some(())) => {
-                                self.warn(
-                                    flow,
-                                    step,
-                                    format!("{{{{{name}}}}} is null, so it reads as \"\""),
-                                );
-                            }
-                            Err(None) => {
-                                self.warn(
-                                    flow,
-                                    step,
-                                    format!("{{{{{name}}}}} is unset, so it reads as \"\""),
-                                );
-                            }
-                        }
-                        at = start + length;
-                        copied = at;
-                    }
-                    None => at = start + 1,
+            for hole in &text.holes {
+                out.push_str(&raw[copied..hole.start]);
+                copied = hole.end;
+                match self.push_value(hole.name, &mut out) {
+                    Ok(()) => {}
+                    Err(Some(())) => self.warn(
+                        flow,
+                        step,
+                        format!("{{{{{}}}}} is null, so it reads as \"\"", hole.name),
+                    ),
+                    Err(None) => self.warn(
+                        flow,
+                        step,
+                        format!("{{{{{}}}}} is unset, so it reads as \"\"", hole.name),
+                    ),
                 }
                 if out.len() > MAX_INTERPOLATED_CHARS * 4 {
                     break;
                 }
             }
-            out.push_str(&text[copied..]);
+            out.push_str(&raw[copied..]);
             out
-        } else {
-            text.to_owned()
         };
         if out.len() > MAX_INTERPOLATED_CHARS && out.chars().count() > MAX_INTERPOLATED_CHARS {
             return Err(Halt::Stop(error(
@@ -815,29 +808,34 @@ impl<'s> Conversation<'s> {
     }
 
     /// Interpolates every string inside an `action.args` value (object keys are not).
-    fn interpolate_json(&mut self, value: &Value, flow: usize, step: usize) -> Result<Value, Halt> {
+    fn interpolate_arg(
+        &mut self,
+        value: &Arg<'_>,
+        flow: usize,
+        step: usize,
+    ) -> Result<Value, Halt> {
         Ok(match value {
-            Value::String(text) => Value::String(self.interpolate(text, flow, step)?),
-            Value::Array(items) => {
+            Arg::Text(text) => Value::String(self.interpolate(text, flow, step)?),
+            Arg::Array(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for item in items {
-                    out.push(self.interpolate_json(item, flow, step)?);
+                    out.push(self.interpolate_arg(item, flow, step)?);
                 }
                 Value::Array(out)
             }
-            Value::Object(map) => {
-                let mut out = Map::with_capacity(map.len());
-                for (key, item) in map {
-                    out.insert(key.clone(), self.interpolate_json(item, flow, step)?);
+            Arg::Object(members) => {
+                let mut out = Map::with_capacity(members.len());
+                for (key, item) in members {
+                    out.insert((*key).to_owned(), self.interpolate_arg(item, flow, step)?);
                 }
                 Value::Object(out)
             }
-            other => other.clone(),
+            Arg::Scalar(other) => (*other).clone(),
         })
     }
 
     /// Whether a condition holds (runtime §6).
-    fn holds(&mut self, condition: &Cond, flow: usize, step: usize) -> Result<bool, Halt> {
+    fn holds(&mut self, condition: &Cond<'_>, flow: usize, step: usize) -> Result<bool, Halt> {
         Ok(match condition {
             Cond::All(all) => {
                 for child in all {
@@ -856,40 +854,42 @@ impl<'s> Conversation<'s> {
                 false
             }
             Cond::Not(inner) => !self.holds(inner, flow, step)?,
-            Cond::Leaf { var, op } => {
-                let value = match self.read(var) {
+            Cond::Leaf(leaf) => {
+                let value = match self.read(leaf.var) {
                     None | Some(Scalar::Null) => {
-                        return Ok(match op {
-                            Op::Eq(value) => *value == Scalar::Null,
-                            Op::Ne(value) => *value != Scalar::Null,
+                        return Ok(match &leaf.op {
+                            Op::Eq(value) => *value == Literal::Null,
+                            Op::Ne(value) => *value != Literal::Null,
                             _ => false,
                         });
                     }
                     Some(value) => value,
                 };
-                match (op, &value) {
-                    (Op::Eq(expected), _) => value.json_eq(expected),
-                    (Op::Ne(expected), _) => !value.json_eq(expected),
-                    (Op::In(values), _) => values.iter().any(|v| value.json_eq(v)),
+                match (&leaf.op, &value) {
+                    (Op::Eq(expected), _) => value.eq_literal(*expected),
+                    (Op::Ne(expected), _) => !value.eq_literal(*expected),
+                    (Op::In(values), _) => values.iter().any(|v| value.eq_literal(*v)),
                     (Op::Lt(n), Scalar::Number(x)) => x < n,
                     (Op::Lte(n), Scalar::Number(x)) => x <= n,
                     (Op::Gt(n), Scalar::Number(x)) => x > n,
                     (Op::Gte(n), Scalar::Number(x)) => x >= n,
-                    (Op::Contains(needle), Scalar::String(s)) => {
+                    (Op::Contains(_, needle), Scalar::String(s)) => {
                         normalize(s).contains(needle.as_str())
                     }
-                    (Op::StartsWith(prefix), Scalar::String(s)) => {
+                    (Op::StartsWith(_, prefix), Scalar::String(s)) => {
                         normalize(s).starts_with(prefix.as_str())
                     }
-                    (Op::Matches(pattern), Scalar::String(s)) => match pattern {
-                        Ok(pattern) => match pattern.is_match(s, &mut self.match_work) {
-                            Some(found) => found,
-                            None => return Err(Halt::Stop(error(flow, step, work_message()))),
-                        },
-                        Err(problem) => {
-                            return Err(Halt::Stop(error(flow, step, problem.to_string())));
+                    (Op::Matches(pattern), Scalar::String(s)) => {
+                        match &self.set.patterns[pattern.index] {
+                            Ok(pattern) => match pattern.is_match(s, &mut self.match_work) {
+                                Some(found) => found,
+                                None => return Err(Halt::Stop(error(flow, step, work_message()))),
+                            },
+                            Err(problem) => {
+                                return Err(Halt::Stop(error(flow, step, problem.to_string())));
+                            }
                         }
-                    },
+                    }
                     (Op::Exists, _) => true,
                     _ => false,
                 }
@@ -936,7 +936,7 @@ impl<'s> Conversation<'s> {
     }
 
     /// The set this conversation runs.
-    pub fn set(&self) -> &'s FlowSet {
+    pub fn set(&self) -> &'s FlowSet<'s> {
         self.set
     }
 
@@ -980,8 +980,8 @@ impl<'s> Conversation<'s> {
     }
 
     fn ids(&self, flow: usize, step: usize) -> (&'s str, &'s str) {
-        let f = &self.set.flows[flow];
-        (f.id.as_str(), f.steps[step].id.as_str())
+        let f = &self.set.flows()[flow];
+        (f.id, f.steps[step].id)
     }
 
     fn entry_json(&self, entry: &Entry) -> Value {
@@ -1000,8 +1000,8 @@ impl<'s> Conversation<'s> {
                         json!({ "event": "save", "var": var, "value": value.to_json() })
                     }
                     Event::Action { args, result } => {
-                        let handler = match &self.set.flows[*flow].steps[*step].action {
-                            Action::Call { handler, .. } => handler.as_str(),
+                        let handler = match &self.set.step(*flow, *step).body {
+                            Body::Action { handler, .. } => *handler,
                             _ => "",
                         };
                         let mut object =
@@ -1012,17 +1012,19 @@ impl<'s> Conversation<'s> {
                         object
                     }
                     Event::Delay => {
-                        let (seconds, typing) = match &self.set.flows[*flow].steps[*step].action {
-                            Action::Delay { seconds, typing } => (*seconds, *typing),
+                        let (seconds, typing) = match &self.set.step(*flow, *step).body {
+                            Body::Delay {
+                                seconds, typing, ..
+                            } => (*seconds, *typing),
                             _ => (0, false),
                         };
                         json!({ "event": "delay", "seconds": seconds, "typing": typing })
                     }
                     Event::Call { to } => {
-                        json!({ "event": "call", "to": self.set.flows[*to].id })
+                        json!({ "event": "call", "to": self.set.flows()[*to].id })
                     }
                     Event::Return { to } => {
-                        json!({ "event": "return", "to": self.set.flows[*to].id })
+                        json!({ "event": "return", "to": self.set.flows()[*to].id })
                     }
                 };
                 object["flow"] = Value::from(flow_id);
@@ -1039,72 +1041,62 @@ impl<'s> Conversation<'s> {
         };
         let first = texts.first().cloned().unwrap_or_default();
         let mut object = Map::new();
-        let optional = |object: &mut Map<String, Value>, key: &str, value: &Option<String>| {
+        let optional = |object: &mut Map<String, Value>, key: &str, value: Option<&str>| {
             if let Some(value) = value {
-                object.insert(key.to_owned(), Value::from(value.as_str()));
+                object.insert(key.to_owned(), Value::from(value));
             }
         };
-        match &self.set.flows[flow].steps[step].action {
-            Action::Buttons {
-                items,
-                header,
-                footer,
-                ..
-            } => {
-                object.insert("type".into(), "buttons".into());
-                object.insert("text".into(), first.into());
-                object.insert("buttons".into(), items_json(items));
-                optional(&mut object, "header", header);
-                optional(&mut object, "footer", footer);
-            }
-            Action::List {
-                button,
-                sections,
-                header,
-                footer,
-                ..
-            } => {
+        let step = self.set.step(flow, step);
+        match &step.body {
+            Body::Menu(menu) if step.kind == StepKind::List => {
                 object.insert("type".into(), "list".into());
                 object.insert("text".into(), first.into());
-                object.insert("button".into(), button.as_str().into());
-                object.insert("sections".into(), sections.clone());
-                optional(&mut object, "header", header);
-                optional(&mut object, "footer", footer);
+                object.insert("button".into(), menu.button.unwrap_or("").into());
+                object.insert("sections".into(), sections_json(menu));
+                optional(&mut object, "header", menu.header);
+                optional(&mut object, "footer", menu.footer);
             }
-            Action::Media {
+            Body::Menu(menu) => {
+                object.insert("type".into(), "buttons".into());
+                object.insert("text".into(), first.into());
+                object.insert("buttons".into(), items_json(&menu.items));
+                optional(&mut object, "header", menu.header);
+                optional(&mut object, "footer", menu.footer);
+            }
+            Body::Media {
                 media,
                 url,
                 filename,
                 ..
             } => {
                 object.insert("type".into(), "media".into());
-                object.insert("media".into(), media.as_str().into());
-                object.insert("url".into(), url.as_str().into());
+                object.insert("media".into(), (*media).into());
+                object.insert("url".into(), (*url).into());
                 if let Some(caption) = texts.first() {
                     object.insert("caption".into(), caption.as_str().into());
                 }
-                optional(&mut object, "filename", filename);
+                optional(&mut object, "filename", *filename);
             }
-            Action::Template { name, language, .. } => {
+            Body::Template { name, language, .. } => {
                 object.insert("type".into(), "template".into());
-                object.insert("name".into(), name.as_str().into());
-                object.insert("language".into(), language.as_str().into());
+                object.insert("name".into(), (*name).into());
+                object.insert("language".into(), (*language).into());
                 object.insert(
                     "parameters".into(),
                     texts.iter().map(|t| Value::from(t.as_str())).collect(),
                 );
             }
-            Action::Location {
+            Body::Location {
                 latitude,
                 longitude,
                 name,
                 address,
             } => {
                 object.insert("type".into(), "location".into());
-                object.insert("latitude".into(), latitude.clone());
-                object.insert("longitude".into(), longitude.clone());
-                optional(&mut object, "name", name);
-                optional(&mut object, "address", address);
+                object.insert("latitude".into(), (*latitude).clone());
+                object.insert("longitude".into(), (*longitude).clone());
+                optional(&mut object, "name", *name);
+                optional(&mut object, "address", *address);
             }
             _ => {
                 object.insert("type".into(), "text".into());
@@ -1145,54 +1137,57 @@ impl<'s> Conversation<'s> {
     }
 }
 
-fn items_json(items: &[Item]) -> Value {
+fn items_json(items: &[Item<'_>]) -> Value {
     items
         .iter()
         .map(|item| json!({ "id": item.id, "title": item.title }))
         .collect()
 }
 
-/// The item a reply picks: a tap by id, a text by normalized title (runtime §3).
-fn pick<'i>(items: &'i [Item], reply: &Reply) -> Option<(usize, &'i Item)> {
+/// A list's sections as the send carries them: each section's title, and each row's id, title
+/// and description (never its `next`).
+fn sections_json(menu: &Menu<'_>) -> Value {
+    menu.sections
+        .iter()
+        .map(|section| {
+            let mut out = Map::new();
+            if let Some(title) = section.title {
+                out.insert("title".into(), title.into());
+            }
+            let rows = menu.items.get(section.rows.clone()).unwrap_or(&[]);
+            let rows = rows
+                .iter()
+                .map(|row| {
+                    let mut r = Map::new();
+                    r.insert("id".into(), row.id.into());
+                    r.insert("title".into(), row.title.into());
+                    if let Some(description) = row.description {
+                        r.insert("description".into(), description.into());
+                    }
+                    Value::Object(r)
+                })
+                .collect();
+            out.insert("rows".into(), Value::Array(rows));
+            Value::Object(out)
+        })
+        .collect()
+}
+
+/// The item a reply picks: a tap by id, a text by normalized title (runtime §3); `titles` are
+/// the items' titles normalized.
+fn pick<'i, 'a>(
+    items: &'i [Item<'a>],
+    titles: &[String],
+    reply: &Reply,
+) -> Option<(usize, &'i Item<'a>)> {
     match reply {
         Reply::Tap(id) => items.iter().enumerate().find(|(_, item)| item.id == *id),
         Reply::Text(text) => {
             let text = normalize(text);
-            items
-                .iter()
-                .enumerate()
-                .find(|(_, item)| item.normalized == text)
+            let position = titles.iter().position(|title| *title == text)?;
+            items.get(position).map(|item| (position, item))
         }
     }
-}
-
-/// The `{{name}}` at the start of `bytes`: the name and the placeholder's length in bytes.
-fn placeholder(bytes: &[u8]) -> Option<(&str, usize)> {
-    let mut at = 2;
-    while bytes.get(at) == Some(&b' ') {
-        at += 1;
-    }
-    let start = at;
-    match bytes.get(at) {
-        Some(b'a'..=b'z' | b'_') => at += 1,
-        _ => return None,
-    }
-    while let Some(b'a'..=b'z' | b'0'..=b'9' | b'_') = bytes.get(at) {
-        at += 1;
-    }
-    let end = at;
-    if end - start > botmesh_flow_schema::MAX_VARIABLE_NAME {
-        return None;
-    }
-    while bytes.get(at) == Some(&b' ') {
-        at += 1;
-    }
-    if bytes.get(at..at + 2) != Some(b"}}") {
-        return None;
-    }
-    // ASCII only between `start` and `end`.
-    let name = std::str::from_utf8(&bytes[start..end]).ok()?;
-    Some((name, at + 2))
 }
 
 fn error(flow: usize, step: usize, message: String) -> Stop {
@@ -1223,13 +1218,13 @@ pub struct Outcome {
 
 impl Outcome {
     /// The JSON of the result's `outcome`.
-    pub fn to_json(&self, set: &FlowSet) -> Value {
+    pub fn to_json(&self, set: &FlowSet<'_>) -> Value {
         let mut object = Map::new();
         object.insert("kind".into(), self.kind.as_str().into());
         if let Some((flow, step)) = self.at {
-            let f = &set.flows[flow];
-            object.insert("flow".into(), f.id.as_str().into());
-            object.insert("step".into(), f.steps[step].id.as_str().into());
+            let f = &set.flows()[flow];
+            object.insert("flow".into(), f.id.into());
+            object.insert("step".into(), f.steps[step].id.into());
         }
         if let Some(queue) = &self.queue {
             object.insert(
@@ -1246,12 +1241,12 @@ impl Outcome {
 
 impl Warning {
     /// The JSON of a result's warning.
-    pub fn to_json(&self, set: &FlowSet) -> Value {
+    pub fn to_json(&self, set: &FlowSet<'_>) -> Value {
         let mut object = Map::new();
         if let Some((flow, step)) = self.at {
-            let f = &set.flows[flow];
-            object.insert("flow".into(), f.id.as_str().into());
-            object.insert("step".into(), f.steps[step].id.as_str().into());
+            let f = &set.flows()[flow];
+            object.insert("flow".into(), f.id.into());
+            object.insert("step".into(), f.steps[step].id.into());
         }
         object.insert("message".into(), self.message.as_str().into());
         Value::Object(object)

@@ -18,8 +18,9 @@ use serde_json::{Value, json};
 
 use crate::conversation::{Conversation, EdgeKind, OutcomeKind, Transition};
 use crate::input::{Mock, Reply, Setup, Start};
-use crate::set::{Action, Cond, FlowSet, Op};
+use crate::set::FlowSet;
 use crate::value::{Scalar, js_number};
+use botmesh_flow_schema::program::{Body, Cond, Op};
 
 /// The most conversations one generation runs (then it stops searching and writes what it
 /// found; the uncovered edges say so).
@@ -47,31 +48,27 @@ fn edge_key(t: &Transition) -> (usize, usize, &'static str, usize) {
     (t.flow, t.from, t.kind.as_str(), position)
 }
 
-fn constants(cond: &Cond, out: &mut Vec<Scalar>) {
-    match cond {
-        Cond::All(items) | Cond::Any(items) => items.iter().for_each(|c| constants(c, out)),
-        Cond::Not(inner) => constants(inner, out),
-        Cond::Leaf { op, .. } => match op {
-            Op::Eq(v) | Op::Ne(v) => out.push(v.clone()),
-            Op::Lt(n) | Op::Lte(n) | Op::Gt(n) | Op::Gte(n) => {
-                out.extend([n - 1.0, *n, n + 1.0].map(Scalar::Number));
-            }
-            Op::Contains(s) | Op::StartsWith(s) => out.push(Scalar::String(s.clone())),
-            Op::In(values) => out.extend(values.iter().cloned()),
-            Op::Matches(_) | Op::Exists => {}
-        },
-    }
+fn constants(cond: &Cond<'_>, out: &mut Vec<Scalar>) {
+    cond.for_each_leaf(&mut |leaf| match &leaf.op {
+        Op::Eq(v) | Op::Ne(v) => out.push(Scalar::of_literal(*v)),
+        Op::Lt(n) | Op::Lte(n) | Op::Gt(n) | Op::Gte(n) => {
+            out.extend([n - 1.0, *n, n + 1.0].map(Scalar::Number));
+        }
+        Op::Contains(_, s) | Op::StartsWith(_, s) => out.push(Scalar::String(s.clone())),
+        Op::In(values) => out.extend(values.iter().map(|v| Scalar::of_literal(*v))),
+        Op::Matches(_) | Op::Exists => {}
+    });
 }
 
 /// Every constant the set's conditions compare with (numbers with their neighbours), in
 /// set order, without repeats.
-fn condition_constants(set: &FlowSet) -> Vec<Scalar> {
+fn condition_constants(set: &FlowSet<'_>) -> Vec<Scalar> {
     let mut out = Vec::new();
-    for flow in &set.flows {
+    for flow in set.flows() {
         for step in &flow.steps {
-            if let Action::Branch { cases, .. } = &step.action {
-                for (cond, _) in cases {
-                    constants(cond, &mut out);
+            if let Body::Branch { cases, .. } = &step.body {
+                for case in cases {
+                    constants(&case.when, &mut out);
                 }
             }
         }
@@ -115,15 +112,15 @@ fn scalar_text(value: &Scalar) -> Option<String> {
     }
 }
 
-fn setup(set: &FlowSet, mock: Option<&Scalar>) -> Setup {
+fn setup(set: &FlowSet<'_>, mock: Option<&Scalar>) -> Setup {
     let mut setup = Setup::default();
     if let Some(value) = mock {
-        for flow in &set.flows {
+        for flow in set.flows() {
             for step in &flow.steps {
-                if let Action::Call { handler, .. } = &step.action {
+                if let Body::Action { handler, .. } = &step.body {
                     setup
                         .handlers
-                        .insert(handler.clone(), Mock::Returns(value.clone()));
+                        .insert((*handler).to_owned(), Mock::Returns(value.clone()));
                 }
             }
         }
@@ -132,7 +129,7 @@ fn setup(set: &FlowSet, mock: Option<&Scalar>) -> Setup {
 }
 
 #[cfg(test)]
-fn replay<'s>(set: &'s FlowSet, setup: &Setup, replies: &[Reply]) -> Conversation<'s> {
+fn replay<'s>(set: &'s FlowSet<'s>, setup: &Setup, replies: &[Reply]) -> Conversation<'s> {
     let mut conversation = Conversation::start(set, &Start::Default, setup);
     for reply in replies {
         conversation.reply(reply);
@@ -141,13 +138,14 @@ fn replay<'s>(set: &'s FlowSet, setup: &Setup, replies: &[Reply]) -> Conversatio
 }
 
 /// The choices at the step the conversation waits at.
-fn choices(set: &FlowSet, flow: usize, step: usize, texts: &[String]) -> Vec<Reply> {
-    match &set.flows[flow].steps[step].action {
-        Action::Buttons { items, .. } | Action::List { items, .. } => items
+fn choices(set: &FlowSet<'_>, flow: usize, step: usize, texts: &[String]) -> Vec<Reply> {
+    match &set.step(flow, step).body {
+        Body::Menu(menu) => menu
+            .items
             .iter()
-            .map(|item| Reply::Tap(item.id.clone()))
+            .map(|item| Reply::Tap(item.id.to_owned()))
             .collect(),
-        Action::Ask { input, .. } => ask_replies(*input, texts)
+        Body::Ask(ask) => ask_replies(ask.input, texts)
             .into_iter()
             .map(Reply::Text)
             .collect(),
@@ -169,14 +167,14 @@ pub struct Generated {
 /// Searches the set's choices from its entry flow and writes a small suite: each case adds
 /// at least one edge no earlier case took. `documents` are the set's, in its order (for the
 /// edge labels of the uncovered list).
-pub fn generate(set: &FlowSet, documents: &[&Value]) -> Generated {
+pub fn generate(set: &FlowSet<'_>, documents: &[&Value]) -> Generated {
     let constants = condition_constants(set);
     let texts: Vec<String> = constants.iter().filter_map(scalar_text).collect();
     let mut mocks: Vec<Option<Scalar>> = vec![None];
-    let has_handlers = set.flows.iter().any(|f| {
+    let has_handlers = set.flows().iter().any(|f| {
         f.steps
             .iter()
-            .any(|s| matches!(s.action, Action::Call { .. }))
+            .any(|s| matches!(s.body, Body::Action { .. }))
     });
     if has_handlers {
         mocks.extend(constants.iter().cloned().map(Some));
@@ -281,12 +279,12 @@ pub fn generate(set: &FlowSet, documents: &[&Value]) -> Generated {
     }
 }
 
-fn step_id(set: &FlowSet, flow: usize, step: usize) -> &str {
-    set.flows[flow].steps[step].id.as_str()
+fn step_id<'s>(set: &'s FlowSet<'_>, flow: usize, step: usize) -> &'s str {
+    set.step(flow, step).id
 }
 
 fn graph_label(
-    set: &FlowSet,
+    set: &FlowSet<'_>,
     graph: &botmesh_flow_analyzer::Graph<'_>,
     key: &(usize, usize, &'static str, usize),
 ) -> String {
@@ -305,7 +303,7 @@ fn graph_label(
 }
 
 fn case_name(
-    set: &FlowSet,
+    set: &FlowSet<'_>,
     graph: &botmesh_flow_analyzer::Graph<'_>,
     new: &[(usize, usize, &'static str, usize)],
     names: &mut BTreeMap<String, usize>,
@@ -342,7 +340,7 @@ fn case_name(
     }
 }
 
-fn write_case(set: &FlowSet, run: &Found, name: String) -> Value {
+fn write_case(set: &FlowSet<'_>, run: &Found, name: String) -> Value {
     let setup = setup(set, run.mock.as_ref());
     let mut conversation = Conversation::start(set, &Start::Default, &setup);
     let mut turns = Vec::new();
@@ -390,7 +388,7 @@ fn write_case(set: &FlowSet, run: &Found, name: String) -> Value {
 }
 
 fn uncovered(
-    set: &FlowSet,
+    set: &FlowSet<'_>,
     graph: &botmesh_flow_analyzer::Graph<'_>,
     covered: &HashSet<(usize, usize, &'static str, usize)>,
 ) -> Vec<String> {
@@ -405,7 +403,7 @@ fn uncovered(
             let kind = edge.kind.as_str();
             let position = seen.iter().filter(|s| **s == (edge.from, kind)).count();
             seen.push((edge.from, kind));
-            let Some(from) = set.flows[f].steps.iter().position(|s| s.id == edge.from) else {
+            let Some(from) = set.flows()[f].steps.iter().position(|s| s.id == edge.from) else {
                 continue;
             };
             if covered.contains(&(f, from, kind, position)) {
@@ -432,7 +430,7 @@ fn uncovered(
 }
 
 fn graph_target(
-    set: &FlowSet,
+    set: &FlowSet<'_>,
     graph: &botmesh_flow_analyzer::Graph<'_>,
     key: &(usize, usize, &'static str, usize),
 ) -> Option<String> {
@@ -525,7 +523,7 @@ mod tests {
 
     /// Every edge (by key) that conversations of at most `depth` replies over the same choices
     /// take, without merging any two prefixes: what the generator must cover.
-    fn exhaustive(set: &FlowSet, depth: usize) -> HashSet<(usize, usize, &'static str, usize)> {
+    fn exhaustive(set: &FlowSet<'_>, depth: usize) -> HashSet<(usize, usize, &'static str, usize)> {
         let constants = condition_constants(set);
         let texts: Vec<String> = constants.iter().filter_map(scalar_text).collect();
         let mut mocks: Vec<Option<Scalar>> = vec![None];

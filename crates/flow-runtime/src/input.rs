@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::conversation::BUILT_INS;
 use crate::set::FlowSet;
 use crate::value::Scalar;
+use botmesh_flow_schema::{BUILT_IN_VARIABLES, is_variable_name};
 
 /// The most replies one simulation takes.
 pub const MAX_REPLIES: usize = 1_000;
@@ -134,7 +134,7 @@ impl Simulation {
     }
 
     /// The caller errors that need the set: a start flow that is not in it.
-    pub fn check(&self, set: &FlowSet) -> Result<(), InputError> {
+    pub fn check(&self, set: &FlowSet<'_>) -> Result<(), InputError> {
         if let Start::Flow(id) = &self.start
             && set.flow_index(id).is_none()
         {
@@ -219,7 +219,7 @@ pub fn parse_variables(value: &Value) -> Result<BTreeMap<String, Scalar>, InputE
 
 /// One initial value, checked.
 pub fn initial_value(name: &str, value: &Value) -> Result<Scalar, InputError> {
-    if BUILT_INS.contains(&name) {
+    if BUILT_IN_VARIABLES.contains(&name) {
         return fail(format!(
             "variables.{name} is a built-in variable, which a simulation sets itself (use contact for contact_name and contact_phone)"
         ));
@@ -234,17 +234,6 @@ pub fn initial_value(name: &str, value: &Value) -> Result<Scalar, InputError> {
             "variables.{name} must be a string, number, boolean or null"
         ))
     })
-}
-
-/// True for `^[a-z_][a-z0-9_]{0,63}$`.
-pub fn is_variable_name(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= botmesh_flow_schema::MAX_VARIABLE_NAME
-        && matches!(bytes[0], b'a'..=b'z' | b'_')
-        && bytes
-            .iter()
-            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'))
 }
 
 /// Handler mocks: name → `{ "returns": SCALAR }`, `{ "returnsEach": [SCALAR, …] }` or

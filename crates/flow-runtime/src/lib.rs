@@ -42,14 +42,21 @@
 //! with the JSON Pointer of the failing turn, [`coverage`] counts the steps and the edges of
 //! the analyzer's graph that the runs took.
 //!
+//! What a flow means (targets, which fields are interpolated and their placeholders, what each
+//! edge writes) is `botmesh-flow-schema`'s compiled form ([`botmesh_flow_schema::program`]),
+//! which lint reads too: [`FlowSet`] holds it, with the patterns compiled and the menu titles
+//! normalized, and [`Conversation`] interprets it. Text normalization and whole-word matching
+//! (§2) are `botmesh-flow-schema`'s as well.
+//!
 //! Dependencies beyond the design's list: `regex-syntax` (the RE2 pattern's parse and the
 //! Unicode tables RE2 has; the matcher is a small NFA of our own, as an engine crate would
-//! add hundreds of KB to the shipped binary, whose size is budgeted), `unicode-normalization` (NFD
-//! and general category M, for the text normalization of §2), `ryu-js` (JavaScript's
-//! `String(number)`); all three are already used by other crates of the workspace. The
+//! add hundreds of KB to the shipped binary, whose size is budgeted), `ryu-js` (JavaScript's
+//! `String(number)`); both are already used by other crates of the workspace. The
 //! workspace's `botmesh-flow-analyzer` (the graph coverage is counted on) and `schemars` (the
 //! test file's schema, generated as the flow schema is) for the conversation tests.
 
+#[cfg(test)]
+mod agreement;
 mod conversation;
 mod coverage;
 mod format;
@@ -65,16 +72,15 @@ mod text;
 mod value;
 
 pub use conversation::{
-    BUILT_INS, Conversation, EdgeKind, MAX_CALL_DEPTH, MAX_INTERPOLATED_CHARS,
-    MAX_SIMULATION_STEPS, MAX_STEPS_PER_REPLY, Outcome, OutcomeKind, Transition, Warning,
+    Conversation, EdgeKind, MAX_CALL_DEPTH, MAX_INTERPOLATED_CHARS, MAX_SIMULATION_STEPS,
+    MAX_STEPS_PER_REPLY, Outcome, OutcomeKind, Transition, Warning,
 };
 pub use coverage::{Coverage, CoverageCounter, FlowCoverage, UncoveredEdge, coverage, percent};
 pub use format::{entry_line, simulation_text};
 pub use generate::{Generated, MAX_GENERATED_DEPTH, MAX_GENERATED_RUNS, ask_replies, generate};
 pub use input::{
-    InputError, MAX_REPLIES, Mock, Reply, Setup, Simulation, Start, initial_value,
-    is_variable_name, parse_handlers, parse_mock, parse_replies, parse_reply, parse_start,
-    parse_variables,
+    InputError, MAX_REPLIES, Mock, Reply, Setup, Simulation, Start, initial_value, parse_handlers,
+    parse_mock, parse_replies, parse_reply, parse_start, parse_variables,
 };
 pub use parse::parse_answer;
 pub use regex::{MAX_MATCH_WORK, MAX_PROGRAM, Pattern, PatternError};
@@ -82,9 +88,8 @@ pub use set::{FlowSet, SetError};
 pub use testing::{
     BotSpec, CaseRun, ContactSpec, ExpectSpec, Failure, MessageType, MockSpec, OutcomeSpec,
     ReplySpec, StartSpec, TestCase, TestFile, TestIssue, TurnSpec, flowtest_schema,
-    flowtest_schema_string, message_text, pointer_token, run_case,
+    flowtest_schema_string, message_text, run_case,
 };
-pub use text::{contains_words, is_letter_or_digit, normalize, starts_with_words};
 pub use value::{Scalar, js_number};
 
 use serde_json::{Map, Value};
@@ -92,14 +97,20 @@ use serde_json::{Map, Value};
 /// Runs a whole simulation: starts the conversation, feeds every reply, and returns the
 /// result of runtime §8 without `valid` and `issues` (`outcome`, `transcript`, `path`,
 /// `variables`, `clock`, `warnings`). A start flow not in the set is a caller error.
-pub fn simulate(set: &FlowSet, simulation: &Simulation) -> Result<Map<String, Value>, InputError> {
+pub fn simulate(
+    set: &FlowSet<'_>,
+    simulation: &Simulation,
+) -> Result<Map<String, Value>, InputError> {
     let conversation = run(set, simulation)?;
     Ok(conversation.result_json())
 }
 
 /// Like [`simulate`], but returns the conversation itself (for its transitions, coverage, or
 /// to go on talking).
-pub fn run<'s>(set: &'s FlowSet, simulation: &Simulation) -> Result<Conversation<'s>, InputError> {
+pub fn run<'s>(
+    set: &'s FlowSet<'s>,
+    simulation: &Simulation,
+) -> Result<Conversation<'s>, InputError> {
     simulation.check(set)?;
     let mut conversation = Conversation::start(set, &simulation.start, &simulation.setup);
     for reply in &simulation.replies {

@@ -6,8 +6,8 @@
 
 use botmesh_flow_schema::InputKind;
 
-use crate::text::normalize;
 use crate::value::Scalar;
+use botmesh_flow_schema::normalize;
 
 /// The value an `ask` of kind `input` saves for the trimmed reply `text`, or `None` when the
 /// reply is not accepted. An empty reply is never accepted.

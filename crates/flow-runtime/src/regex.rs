@@ -13,7 +13,7 @@
 
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
-use crate::text::in_ranges;
+use botmesh_flow_schema::in_ranges;
 
 /// The most instructions one compiled pattern may have (a counted repetition is unrolled):
 /// validation's bound plus the two anchors a whole-reply pattern gets, so a pattern that

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use botmesh_flow_schema::escape_token;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -16,6 +17,7 @@ use serde_json::{Map, Value};
 use crate::conversation::{Conversation, OutcomeKind, Transition};
 use crate::input::{MAX_REPLIES, Reply, Setup, Start, parse_handlers, parse_variables};
 use crate::set::FlowSet;
+use crate::text::short;
 use crate::value::Scalar;
 
 /// The `$comment` at the top of the generated schema.
@@ -305,11 +307,6 @@ fn sorted(value: Value) -> Value {
     }
 }
 
-/// Escapes one reference token of a JSON Pointer (RFC 6901).
-pub fn pointer_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
 /// What the reader collects.
 struct Reader {
     issues: Vec<TestIssue>,
@@ -341,7 +338,7 @@ impl Reader {
             if !keys.contains(&key.as_str()) {
                 let accepted: Vec<String> = keys.iter().map(|k| format!("\"{k}\"")).collect();
                 self.issue(
-                    &format!("{path}/{}", pointer_token(key)),
+                    &format!("{path}/{}", escape_token(key)),
                     format!(
                         "{what} has an unknown key \"{key}\" (accepted: {})",
                         accepted.join(", ")
@@ -371,19 +368,9 @@ fn found(value: &Value) -> String {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => format!("the string \"{}\"", short(s)),
+        Value::String(s) => format!("the string \"{}\"", short(s, 40)),
         Value::Array(_) => "an array".to_owned(),
         Value::Object(_) => "an object".to_owned(),
-    }
-}
-
-fn short(text: &str) -> String {
-    let mut chars = text.chars();
-    let head: String = chars.by_ref().take(40).collect();
-    if chars.next().is_some() {
-        format!("{head}…")
-    } else {
-        head
     }
 }
 
@@ -399,7 +386,7 @@ impl TestFile {
     }
 
     /// The problems that need the set: a `start.flow` that is not one of its flows.
-    pub fn check_against(&self, set: &FlowSet) -> Vec<TestIssue> {
+    pub fn check_against(&self, set: &FlowSet<'_>) -> Vec<TestIssue> {
         let mut issues = Vec::new();
         for (index, case) in self.tests.iter().enumerate() {
             if let Some(StartSpec::Flow { flow }) = &case.start
@@ -610,7 +597,7 @@ fn member_of(value: &Value, at: &str, message: &str) -> String {
                 || message.contains(&format!(".{key}."))
                 || message.contains(&format!("\"{key}\""))
             {
-                return format!("{at}/{}", pointer_token(key));
+                return format!("{at}/{}", escape_token(key));
             }
         }
     }
@@ -654,7 +641,7 @@ fn read_turn(reader: &mut Reader, value: &Value, path: &str) -> Option<TurnSpec>
         }
         let mut spec = BotSpec::default();
         for (key, v) in check {
-            let key_at = format!("{at}/{}", pointer_token(key));
+            let key_at = format!("{at}/{}", escape_token(key));
             match key.as_str() {
                 "text" => spec.text = reader.string(v, &key_at, "bot.text"),
                 "contains" => spec.contains = reader.string(v, &key_at, "bot.contains"),
@@ -676,7 +663,7 @@ fn read_turn(reader: &mut Reader, value: &Value, path: &str) -> Option<TurnSpec>
     }
     let key = object.keys().next().map(String::as_str).unwrap_or("");
     reader.issue(
-        &format!("{path}/{}", pointer_token(key)),
+        &format!("{path}/{}", escape_token(key)),
         format!("{shape}, found the key \"{key}\""),
     );
     None
@@ -719,7 +706,7 @@ fn read_expect(reader: &mut Reader, value: &Value, path: &str) -> Option<ExpectS
             for (name, value) in vars {
                 if Scalar::from_json(value).is_none() {
                     reader.issue(
-                        &format!("{at}/{}", pointer_token(name)),
+                        &format!("{at}/{}", escape_token(name)),
                         format!(
                             "expect.variables.{name} must be a string, number, boolean or null"
                         ),
@@ -924,7 +911,7 @@ fn describe_outcome(conversation: &Conversation<'_>) -> String {
 
 /// Runs one case of a file (at `index`) against a set. The case has passed the reader and
 /// [`TestFile::check_against`].
-pub fn run_case(set: &FlowSet, case: &TestCase, index: usize) -> CaseRun {
+pub fn run_case(set: &FlowSet<'_>, case: &TestCase, index: usize) -> CaseRun {
     let mut conversation = Conversation::start(set, &case.start(), &case.setup());
     let failure = check_case(&mut conversation, case, index);
     CaseRun {
@@ -1038,7 +1025,7 @@ fn check_case(
                 let actual = actual.map_or("unset".to_owned(), |v| v.to_json().to_string());
                 return fail(
                     conversation,
-                    &format!("variables/{}", pointer_token(name)),
+                    &format!("variables/{}", escape_token(name)),
                     format!("{name} = {expected}"),
                     format!("{name} = {actual}"),
                 );

@@ -561,12 +561,9 @@ fn a_text_too_long_after_interpolation_stops_with_an_error() {
 
 #[test]
 fn caller_errors_name_the_argument() {
-    let set_of = |documents: &[Value]| {
-        let refs: Vec<&Value> = documents.iter().collect();
-        FlowSet::new(&refs).expect("valid")
-    };
+    let menu = size_menu();
     let bad = |arguments: Value| -> String {
-        let set = set_of(&[size_menu()]);
+        let set = FlowSet::new(&[&menu]).expect("valid");
         match Simulation::from_arguments(arguments.as_object().expect("object")) {
             Err(error) => error.to_string(),
             Ok(simulation) => match simulate(&set, &simulation) {

@@ -1,5 +1,6 @@
 //! The values a variable holds (runtime §1): JSON scalars, numbers as IEEE doubles.
 
+use botmesh_flow_schema::program::Literal;
 use serde_json::{Number, Value};
 
 /// A variable's value: a JSON scalar. Numbers are IEEE doubles, as in JavaScript, so an
@@ -50,6 +51,27 @@ impl Scalar {
             Self::Number(n) => js_number(*n),
             Self::Bool(b) => b.to_string(),
             Self::Null => String::new(),
+        }
+    }
+
+    /// The value of a document's scalar (a default, a `set` value).
+    pub fn of_literal(literal: Literal<'_>) -> Self {
+        match literal {
+            Literal::Null => Self::Null,
+            Literal::Bool(b) => Self::Bool(b),
+            Literal::Number(n) => Self::Number(n),
+            Literal::String(s) => Self::String(s.to_owned()),
+        }
+    }
+
+    /// [`Scalar::json_eq`] with a document's scalar (a condition's value), without a copy.
+    pub fn eq_literal(&self, literal: Literal<'_>) -> bool {
+        match (self, literal) {
+            (Self::String(a), Literal::String(b)) => a == b,
+            (Self::Number(a), Literal::Number(b)) => *a == b,
+            (Self::Bool(a), Literal::Bool(b)) => *a == b,
+            (Self::Null, Literal::Null) => true,
+            _ => false,
         }
     }
 

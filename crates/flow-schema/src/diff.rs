@@ -30,7 +30,7 @@
 mod tests;
 
 use crate::canonical::canonical_eq;
-use crate::validate::push_token;
+use crate::pointer::push_token;
 use crate::{Error, digest, migrate};
 use serde_json::{Map, Value};
 use std::borrow::Cow;

@@ -8,6 +8,8 @@
 
 use serde_json::{Value, json};
 
+use crate::pointer::unescape_token;
+
 /// Whether applying a fix keeps what the document means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -155,8 +157,7 @@ pub fn apply_patch(document: &mut Value, patch: &[Value]) -> Result<(), PatchErr
 /// Splits a pointer into its parent and its last token (unescaped).
 fn split(path: &str) -> Option<(&str, String)> {
     let at = path.rfind('/')?;
-    let token = path[at + 1..].replace("~1", "/").replace("~0", "~");
-    Some((&path[..at], token))
+    Some((&path[..at], unescape_token(&path[at + 1..]).into_owned()))
 }
 
 fn insert(document: &mut Value, path: &str, value: Value) -> Option<()> {

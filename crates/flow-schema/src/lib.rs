@@ -1,5 +1,6 @@
 //! The botmesh flow document contract: model, limits, validation, JSON Schema generation,
-//! migration, canonical JSON and digest, diff, and the example document.
+//! migration, canonical JSON and digest, diff, the example document, and the compiled form of a
+//! flow set that every engine reads ([`program`]: what a flow means at run time, decided once).
 //!
 //! Everything here is a pure function of its arguments: no I/O, no clocks, no panics on any
 //! JSON input. An invalid document is data (`Validation { valid: false, .. }`), never an `Err`.
@@ -15,13 +16,18 @@
 //! Dependencies beyond the design's list, each doing a standard job better than a hand copy:
 //! - `regex-syntax`: parses `ask.pattern` and `matches` values into a syntax tree (refusing
 //!   look-around and back-references, as RE2 does), which `validate` then holds to RE2's rules;
-//!   only its parser is used: no Unicode tables, no regex engine;
+//!   and its tables of Unicode general categories (feature `unicode-gencat`), for the letters
+//!   and digits of runtime §2 ([`is_letter_or_digit`]); no regex engine. The runtime, in the
+//!   same binary, uses the same tables for RE2's `\pL`, so they cost the binary nothing;
+//! - `rustc-hash`: FxHash for the lookup-only maps of compiling a [`Program`] (step ids, flow
+//!   ids), as the analyzer uses it;
 //! - `strsim`: edit distances for "did you mean" suggestions;
 //! - `unicode-ident`: Unicode's `XID_Continue`, the word characters RE2 allows in capture group
 //!   names (a 10 KB table; the crate is already in every Rust build, through `proc-macro2`);
 //! - `ryu-js`: formats numbers exactly as ECMAScript's `Number.prototype.toString`, which
 //!   RFC 8785 requires and the JavaScript runtime's digests depend on;
-//! - `unicode-normalization`: NFD, to fold accents when migration derives a flow id from a name;
+//! - `unicode-normalization`: NFD, to fold accents when migration derives a flow id from a name
+//!   and when messages and keywords are normalized ([`normalize`]);
 //! - dev-only: `jsonschema` (the schema/validator agreement test), `regex-syntax` with its
 //!   Unicode tables (a test checks every RE2 class name against them), `serde_jcs` (a second RFC
 //!   8785 implementation to agree with), `proptest`, `expect-test`.
@@ -33,8 +39,11 @@ mod error;
 mod example;
 mod fix;
 mod limits;
+mod matching;
 mod migrate;
 mod model;
+mod pointer;
+pub mod program;
 mod schema;
 mod source_map;
 mod step_shape;
@@ -62,11 +71,14 @@ pub use limits::{
     MAX_VARIABLES, MIN_DELAY_SECONDS, MIN_KEYWORDS, MIN_STEPS, STEP_ID_PATTERN,
     TEMPLATE_LANGUAGE_PATTERN, TEMPLATE_NAME_PATTERN, URL_PATTERN, VARIABLE_NAME_PATTERN,
 };
+pub use matching::{contains_words, in_ranges, is_letter_or_digit, normalize, starts_with_words};
 pub use migrate::{AppliedStep, Migration, migrate};
 pub use model::{
     Button, Case, Comparison, Condition, FlowDocument, InputKind, MatchMode, MediaKind, Metadata,
     Row, Scalar, Section, Step, StepKind, Trigger, Variable,
 };
+pub use pointer::{escape_token, push_token, unescape_token};
+pub use program::{Program, is_variable_name};
 pub use schema::{FLOW_SCHEMA_JSON, json_schema, json_schema_string, limits_json, step_kinds};
 pub use source_map::{Location, Member, SourceMap, SyntaxError, edit_text, parse_with_positions};
 pub use validate::{

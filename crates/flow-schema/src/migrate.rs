@@ -580,7 +580,7 @@ fn lower_case_variables(doc: &mut Map<String, Value>) -> Vec<String> {
     }
     let wanted = |name: &str| {
         let lower = name.to_ascii_lowercase();
-        (lower != name && crate::validate::is_variable_name(&lower)).then_some(lower)
+        (lower != name && crate::program::is_variable_name(&lower)).then_some(lower)
     };
     let mut renames: BTreeMap<String, String> = BTreeMap::new();
     let mut sentences = Vec::new();

@@ -105,6 +105,17 @@ pub enum MatchMode {
     StartsWith,
 }
 
+impl MatchMode {
+    /// The spelling used in documents.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Exact => "exact",
+            Self::Contains => "contains",
+            Self::StartsWith => "startsWith",
+        }
+    }
+}
+
 /// A variable declaration; the `default` has the declared type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
@@ -467,6 +478,20 @@ pub enum InputKind {
     Date,
     /// Yes or no.
     Yesno,
+}
+
+impl InputKind {
+    /// The spelling used in documents.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Number => "number",
+            Self::Email => "email",
+            Self::Phone => "phone",
+            Self::Date => "date",
+            Self::Yesno => "yesno",
+        }
+    }
 }
 
 /// A reply button.

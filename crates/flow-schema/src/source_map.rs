@@ -18,6 +18,8 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::pointer::{push_token, unescape_token};
+
 /// Where something stands in a text: 1-based line and column (in characters), and an end just
 /// past its last character.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -322,18 +324,6 @@ impl Scanner<'_> {
     }
 }
 
-/// Appends a JSON Pointer reference token, escaped as RFC 6901 says.
-fn push_token(path: &mut String, token: &str) {
-    path.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => path.push_str("~0"),
-            '/' => path.push_str("~1"),
-            c => path.push(c),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests;
 
@@ -368,7 +358,7 @@ pub fn edit_text(text: &str, patch: &[Value]) -> Option<String> {
                 if from_parent != to_parent || !value.pointer(from_parent)?.is_object() {
                     return None;
                 }
-                let key = token.replace("~1", "/").replace("~0", "~");
+                let key = unescape_token(token);
                 let range = map.member(from)?.key.clone()?;
                 splice(&current, range, &serde_json::to_string(&key).ok()?)
             }

@@ -49,6 +49,8 @@ use crate::limits::{
     MIN_STEPS,
 };
 use crate::model::StepKind;
+use crate::pointer::push_token;
+use crate::program::is_variable_name;
 use crate::suggest::{
     KindHint, alias, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
     sure_alias, sure_kind, sure_property, sure_value, unique_closest,
@@ -170,13 +172,7 @@ impl Shape {
                         .iter()
                         .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
             }
-            Shape::Variable => {
-                (1..=MAX_VARIABLE_NAME).contains(&b.len())
-                    && (lower(&b[0]) || b[0] == b'_')
-                    && b[1..]
-                        .iter()
-                        .all(|c| lower(c) || c.is_ascii_digit() || *c == b'_')
-            }
+            Shape::Variable => is_variable_name(s),
             Shape::Locale | Shape::TemplateLanguage => {
                 let separator = if matches!(self, Shape::Locale) {
                     b'-'
@@ -242,11 +238,6 @@ pub(crate) fn is_flow_id(name: &str) -> bool {
     Shape::FlowId.matches(name)
 }
 
-/// True when `name` is a valid variable name (`^[a-z_][a-z0-9_]{0,63}$`).
-pub(crate) fn is_variable_name(name: &str) -> bool {
-    Shape::Variable.matches(name)
-}
-
 /// Validates a document against the version 2 contract: shape and reference integrity.
 ///
 /// Never panics, whatever the JSON. A document whose `version` is not 2 gets exactly one issue,
@@ -300,18 +291,6 @@ fn as_integer(value: &Value) -> Option<f64> {
         return n.as_f64();
     }
     n.as_f64().filter(|f| f.fract() == 0.0)
-}
-
-/// Appends a JSON Pointer reference token, escaped as RFC 6901 says.
-pub(crate) fn push_token(path: &mut String, token: &str) {
-    path.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => path.push_str("~0"),
-            '/' => path.push_str("~1"),
-            c => path.push(c),
-        }
-    }
 }
 
 fn quoted_list(items: &[&str]) -> String {

@@ -346,7 +346,7 @@ fn path_line(conversation: &Conversation<'_>) -> String {
 }
 
 /// Stdin is not a terminal: one reply per line, the transcript at the end (and at a restart).
-fn piped(set: &FlowSet, args: &Args, input: &mut dyn BufRead) {
+fn piped(set: &FlowSet<'_>, args: &Args, input: &mut dyn BufRead) {
     let mut conversation = Conversation::start(set, &args.start, &args.setup);
     let mut line = String::new();
     loop {
@@ -375,7 +375,7 @@ fn piped(set: &FlowSet, args: &Args, input: &mut dyn BufRead) {
     emit(&transcript(set, &conversation));
 }
 
-fn transcript(set: &FlowSet, conversation: &Conversation<'_>) -> String {
+fn transcript(set: &FlowSet<'_>, conversation: &Conversation<'_>) -> String {
     runtime::simulation_text(set.entry_flow(), &conversation.result_json(), None)
 }
 
@@ -597,7 +597,7 @@ impl Screen {
     }
 
     /// The interactive loop.
-    fn talk(&mut self, set: &FlowSet, args: &Args, input: &mut dyn BufRead) {
+    fn talk(&mut self, set: &FlowSet<'_>, args: &Args, input: &mut dyn BufRead) {
         let mut conversation = Conversation::start(set, &args.start, &args.setup);
         let mut shown = 0;
         let mut items = 0;

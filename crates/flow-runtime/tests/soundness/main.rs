@@ -21,8 +21,8 @@
 //! - `BOTMESH_SOUNDNESS_SEED`: the first set's seed (default [`DEFAULT_SEED`]); set `i` uses
 //!   seed + `i`, so `BOTMESH_SOUNDNESS_SEED=S BOTMESH_SOUNDNESS_SETS=1` replays set `S` alone;
 //! - `BOTMESH_SOUNDNESS_REPORT_ONLY=1`: print the report and pass even when lint misses reads
-//!   or a safe fix changes a run (how the state of main is measured; `.cargo/config.toml` sets
-//!   it until the engines of issue 36 land). Without it any failure fails the test, with the
+//!   or a safe fix changes a run (to measure a branch that is not sound yet). Without it any
+//!   failure fails the test, with the
 //!   report (each class counted, one shrunk example each) as its message.
 //!
 //! Whatever the switch, the test fails when the harness itself would check nothing: fewer than

@@ -55,7 +55,7 @@ impl Run {
 
 /// Runs `run` on the compiled set. The harness only makes valid arguments, so a caller error
 /// is a bug of the harness (or a changed argument contract) and stops the test.
-pub(crate) fn simulate(set: &FlowSet, run: &Run) -> Map<String, Value> {
+pub(crate) fn simulate(set: &FlowSet<'_>, run: &Run) -> Map<String, Value> {
     let simulation = Simulation::from_arguments(&run.arguments())
         .unwrap_or_else(|e| panic!("the harness made invalid arguments: {e}"));
     botmesh_flow_runtime::simulate(set, &simulation)
@@ -63,7 +63,7 @@ pub(crate) fn simulate(set: &FlowSet, run: &Run) -> Map<String, Value> {
 }
 
 /// Compiles `docs` for the runtime (None when a document is invalid).
-pub(crate) fn compile(docs: &[Value]) -> Option<FlowSet> {
+pub(crate) fn compile(docs: &[Value]) -> Option<FlowSet<'_>> {
     let refs: Vec<&Value> = docs.iter().collect();
     FlowSet::new(&refs).ok()
 }

@@ -54,7 +54,7 @@ const FIRST_MESSAGES: [&str; 12] = [
 ];
 
 /// One run of `docs` (compiled as `set`) and its result.
-pub(crate) fn run(rng: &mut Rng, docs: &[Value], set: &FlowSet) -> (Run, Map<String, Value>) {
+pub(crate) fn run(rng: &mut Rng, docs: &[Value], set: &FlowSet<'_>) -> (Run, Map<String, Value>) {
     let start = match rng.weighted(&[35, 35, 30]) {
         0 => None,
         1 => Some(json!({ "message": first_message(rng) })),

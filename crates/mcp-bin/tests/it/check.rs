@@ -9,8 +9,9 @@ use botmesh_flow_analyzer::parse_source;
 use crate::util::Dir;
 
 const CLEAN: &str = r#"{"version": 2, "id": "main", "steps": [
-  {"id": "ask_name", "kind": "ask", "text": "Your name?", "save": "name"},
-  {"id": "bye", "kind": "end", "text": "Bye {{name}}"}
+  {"id": "ask_name", "kind": "ask", "text": "Your name?", "save": "name", "onFail": "agent"},
+  {"id": "bye", "kind": "end", "text": "Bye {{name}}"},
+  {"id": "agent", "kind": "handoff"}
 ]}"#;
 
 const CALLS_PAY: &str = r#"{"version": 2, "id": "shop", "steps": [
@@ -19,8 +20,9 @@ const CALLS_PAY: &str = r#"{"version": 2, "id": "shop", "steps": [
 ]}"#;
 
 const PAY: &str = r#"{"version": 2, "id": "pay", "steps": [
-  {"id": "amount", "kind": "ask", "text": "How much?", "save": "amount", "input": "number"},
-  {"id": "done", "kind": "end", "text": "Paid {{amount}}"}
+  {"id": "amount", "kind": "ask", "text": "How much?", "save": "amount", "input": "number", "onFail": "none"},
+  {"id": "done", "kind": "end", "text": "Paid {{amount}}"},
+  {"id": "none", "kind": "end", "text": "Nothing paid"}
 ]}"#;
 
 const VERSION_1: &str = r#"{"version": 1, "id": "old", "steps": [{"id": "a", "kind": "end"}]}"#;
