@@ -22,8 +22,8 @@
 //!   seed + `i`, so `BOTMESH_SOUNDNESS_SEED=S BOTMESH_SOUNDNESS_SETS=1` replays set `S` alone;
 //! - `BOTMESH_SOUNDNESS_REPORT_ONLY=1`: print the report and pass even when lint misses reads
 //!   or a safe fix changes a run (to measure a branch that is not sound yet). Without it any
-//!   failure fails the test, with the
-//!   report (each class counted, one shrunk example each) as its message.
+//!   failure fails the test, with the report (each class counted, one shrunk example each) as
+//!   its message.
 //!
 //! Whatever the switch, the test fails when the harness itself would check nothing: fewer than
 //! nine valid sets in ten, a kind never generated, no unset read seen, or a warning about a
