@@ -48,13 +48,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("botmesh-mcp-http", &["botmesh-mcp"]),
-    // `check` runs the analyzer and `render` the renderer directly (`botmesh_mcp` exports no
-    // engine).
+    // `check` runs the analyzer, `render` the renderer and `migrate` flow-schema's migration
+    // directly (`botmesh_mcp` exports no engine).
     (
         "botmesh-mcp-cli",
         &[
             "botmesh-mcp",
             "botmesh-mcp-http",
+            "botmesh-flow-schema",
             "botmesh-flow-analyzer",
             "botmesh-flow-render",
             "botmesh-flow-runtime",

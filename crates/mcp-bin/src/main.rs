@@ -3,6 +3,8 @@
 //! - `botmesh-mcp [--docs DIR] [--tools LIST]` serves MCP over stdio until stdin ends;
 //! - `botmesh-mcp --http ADDR [...]` serves the same tools over Streamable HTTP;
 //! - `botmesh-mcp check ...` validates and lints flow files for CI;
+//! - `botmesh-mcp test ...` runs conversation test files, with coverage, for CI;
+//! - `botmesh-mcp migrate ...` brings version 0 and 1 flow files to version 2;
 //! - `botmesh-mcp render ...` draws a flow file as PNG or SVG;
 //! - `botmesh-mcp token new --scopes LIST --tokens FILE` adds a bearer token for `--http`.
 
@@ -10,6 +12,7 @@ mod chat;
 mod check;
 mod http;
 mod logjson;
+mod migrate;
 mod render;
 mod test;
 
@@ -25,13 +28,15 @@ Usage:
   botmesh-mcp [--docs DIR] [--tools LIST] [--no-ui]        serve MCP on stdio
   botmesh-mcp --http ADDR [HTTP OPTIONS] [--docs DIR] [--tools LIST] [--no-ui]
   botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github]
-                    [--fix [--unsafe-fixes] [--diff]] FILE...
+                    [--max-warnings N] [--fix [--unsafe-fixes] [--diff]] FILE...
   botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL]
                      [--theme light|dark] -o OUT.png|OUT.svg
   botmesh-mcp chat FILE [--subflows DIR|FILE]... [--message TEXT | --flow ID]
                    [--contact NAME] [--var NAME=VALUE]... [--handler NAME=JSON]...
   botmesh-mcp test [--subflows DIR|FILE]... [--format text|json|github|junit]
-                   [--coverage] FILE...
+                   [--coverage] [--min-coverage PERCENT] FILE...
+  botmesh-mcp test --generate FLOW [--subflows DIR|FILE]...
+  botmesh-mcp migrate [--write] FILE...
   botmesh-mcp token new --scopes flow,docs --tokens FILE
 
 Options:
@@ -254,6 +259,10 @@ fn main() -> ExitCode {
         Some("test") => {
             args.remove(0);
             return test::run(args);
+        }
+        Some("migrate") => {
+            args.remove(0);
+            return migrate::run(args);
         }
         Some("token") => {
             args.remove(0);
