@@ -120,6 +120,7 @@ pub use mermaid::{
 };
 pub use report::{
     FLOWTEST_CODE, FileReport, Finding, INVALID_CODE, MIGRATION_CODE, NOT_JSON_CODE, ReportFormat,
-    check_document, is_flowtest_file, parse_source, render_report, warning_count,
+    check_document, drop_repeated_findings, is_flowtest_file, parse_source, render_report,
+    warning_count,
 };
 pub use serde_json::Value;

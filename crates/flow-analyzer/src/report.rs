@@ -23,7 +23,7 @@ pub enum ReportFormat {
     Text,
     /// One JSON object: `{ files: [...], summary }`.
     Json,
-    /// GitHub Actions workflow commands (`::error file=…,title=…::…`).
+    /// GitHub Actions workflow commands (`::error file=…,title=…::…`), then the count line.
     Github,
 }
 
@@ -277,6 +277,24 @@ fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// Drops each finding an earlier report already has (same file, severity, code, pointer and
+/// message): a subflow checked with several files, or also as a file of its own, is reported
+/// once, so the counts (and `--max-warnings`) do not grow with the number of files that call it.
+pub fn drop_repeated_findings(reports: &mut [FileReport]) {
+    let mut seen = std::collections::HashSet::new();
+    for report in reports {
+        report.findings.retain(|f| {
+            seen.insert((
+                f.file.clone(),
+                f.severity as usize,
+                f.code.clone(),
+                f.path.clone(),
+                f.message.clone(),
+            ))
+        });
+    }
+}
+
 /// The warnings of every report: what `--max-warnings` counts (infos and errors do not).
 pub fn warning_count(reports: &[FileReport]) -> usize {
     reports
@@ -331,15 +349,7 @@ pub fn render_report(
                     one_line(&finding.message)
                 );
             }
-            let _ = writeln!(
-                out,
-                "checked {} {}: {errors} {}, {warnings} {}, {infos} {}",
-                reports.len(),
-                plural(reports.len(), "file", "files"),
-                plural(errors, "error", "errors"),
-                plural(warnings, "warning", "warnings"),
-                plural(infos, "info", "infos"),
-            );
+            let _ = writeln!(out, "{}", count_line(reports.len(), counts));
             if let Some(line) = &too_many {
                 let _ = writeln!(out, "{line}");
             }
@@ -410,12 +420,25 @@ pub fn render_report(
                     escape_data(&format!("{}: {}", finding.path, finding.message)),
                 );
             }
+            // The count as a plain line of the log, as in the text form.
+            let _ = writeln!(out, "{}", count_line(reports.len(), counts));
             if let Some(line) = &too_many {
                 let _ = writeln!(out, "::error title=max-warnings::{}", escape_data(line));
             }
         }
     }
     out
+}
+
+/// `checked 2 files: 1 error, 0 warnings, 1 info`.
+fn count_line(files: usize, [errors, warnings, infos]: [usize; 3]) -> String {
+    format!(
+        "checked {files} {}: {errors} {}, {warnings} {}, {infos} {}",
+        plural(files, "file", "files"),
+        plural(errors, "error", "errors"),
+        plural(warnings, "warning", "warnings"),
+        plural(infos, "info", "infos"),
+    )
 }
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {

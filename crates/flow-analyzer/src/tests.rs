@@ -706,6 +706,7 @@ fn check_reports_in_text_json_and_github() {
     expect![[r#"
         ::error file=lint_missing_subflow_hit.json,title=missing-subflow::/steps/0/flow: flow "payment" is not in the set; pass it in subflows or correct the flow id
         ::notice file=lint_implicit_end_hit.json,title=implicit-end::/steps/1: a path through step "more" falls off the end of steps; add an end (or handoff) step so the flow ends on purpose
+        checked 3 files: 1 error, 0 warnings, 1 info
     "#]]
     .assert_eq(&render_report(&reports, ReportFormat::Github, None));
     let json: Value =
@@ -800,6 +801,21 @@ fn max_warnings_counts_warnings_only_and_says_so_in_every_format() {
 }
 
 #[test]
+fn a_subflow_checked_with_several_files_is_reported_once() {
+    let sub = report_for("lint_implicit_end_hit");
+    let mut reports = vec![sub.clone(), sub.clone(), sub];
+    drop_repeated_findings(&mut reports);
+    let counts: Vec<usize> = reports.iter().map(|r| r.findings.len()).collect();
+    assert_eq!(counts, [1, 0, 0]);
+    assert_eq!(
+        render_report(&reports, ReportFormat::Text, None)
+            .lines()
+            .last(),
+        Some("checked 3 files: 0 errors, 0 warnings, 1 info")
+    );
+}
+
+#[test]
 fn a_conversation_test_file_is_told_apart_by_its_shape() {
     assert!(is_flowtest_file(&json!({ "tests": [] })));
     assert!(is_flowtest_file(
@@ -835,6 +851,7 @@ fn github_annotations_escape_their_fields() {
     };
     expect![[r#"
         ::warning file=dir%2Cwith%3Aodd%25name.json,title=duplicate-title::/steps/0: 50%25 of%0Ait
+        checked 1 file: 0 errors, 1 warning, 0 infos
     "#]]
     .assert_eq(&render_report(&[report], ReportFormat::Github, None));
 }
@@ -854,6 +871,7 @@ fn findings_carry_the_line_and_column_of_their_member() {
     expect![[r#"
         ::error file=pos.json,line=5,col=45,endLine=5,endColumn=47,title=invalid::/steps/0/text: must be a string of 1-4096 characters, found an empty string
         ::error file=pos.json,line=5,col=49,endLine=5,endColumn=55,title=invalid::/steps/0/goto: unknown property "goto" (did you mean "next"?)
+        checked 1 file: 2 errors, 0 warnings, 0 infos
     "#]]
     .assert_eq(&render_report(std::slice::from_ref(&report), ReportFormat::Github, None));
     let json: Value =

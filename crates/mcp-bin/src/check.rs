@@ -332,6 +332,7 @@ fn execute(args: &Args) -> Result<(String, bool), String> {
         });
         reports.push(report);
     }
+    analyzer::drop_repeated_findings(&mut reports);
     let too_many = args
         .max_warnings
         .is_some_and(|max| analyzer::warning_count(&reports) > max);
