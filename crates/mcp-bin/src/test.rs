@@ -609,6 +609,13 @@ fn flow_step_line(suite: &Suite, failure: &runtime::Failure) -> Option<String> {
     ))
 }
 
+/// `3 cases: 2 passed, 1 failed` (`1 case: …`).
+fn totals_line(passed: usize, failed: usize) -> String {
+    let cases = passed + failed;
+    let noun = if cases == 1 { "case" } else { "cases" };
+    format!("{cases} {noun}: {passed} passed, {failed} failed")
+}
+
 fn text_report(results: &[(&Suite, SuiteRun)], coverage: Option<&CoverageReport>) -> String {
     let mut out = String::new();
     let (mut passed, mut failed) = (0, 0);
@@ -640,11 +647,7 @@ fn text_report(results: &[(&Suite, SuiteRun)], coverage: Option<&CoverageReport>
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "{} cases: {passed} passed, {failed} failed",
-        passed + failed
-    );
+    let _ = writeln!(out, "{}", totals_line(passed, failed));
     if let Some(coverage) = coverage {
         out.push_str(&coverage.text());
     }
@@ -765,11 +768,7 @@ fn github_report(results: &[(&Suite, SuiteRun)], coverage: Option<&CoverageRepor
             }
         }
     }
-    let _ = writeln!(
-        out,
-        "{} cases: {passed} passed, {failed} failed",
-        passed + failed
-    );
+    let _ = writeln!(out, "{}", totals_line(passed, failed));
     if let Some(coverage) = coverage {
         if coverage.met() == Some(false)
             && let Some(verdict) = coverage.verdict()
