@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# flow-render (issues 14, 30, 41): the SVG renders in a browser as our own PNG shows it. For eleven pictures
-# (the example flow, loops, subflows, every step kind, hostile labels with emoji; both themes, all four
+# flow-render (issues 14, 30, 41): the SVG renders in a browser as our own PNG shows it. For each
+# picture of tools/svg-browser/check.mjs (the example flow, loops, subflows, every step kind, hostile labels with emoji; both themes, all four
 # directions; a page of a 150-step flow and one step's neighbourhood) `botmesh-mcp render` writes the SVG and the PNG; Debian's headless Chromium takes a
 # screenshot of the SVG at the PNG's scale, which must be the PNG's size with nearly the same
 # pixels, its text drawn with the fonts the SVG embeds (FlowSans, FlowEmoji); then, in a

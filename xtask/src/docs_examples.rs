@@ -10,9 +10,11 @@
 //! - After a legacy example, a version 2 document right after it must be its migration, and an
 //!   array of `{ from, to, changes }` later on the page must be its `applied` list.
 //!
-//! Two more checks keep the documentation honest: every English page has its Spanish mirror
-//! under `docs/es/`, and every known-item search query of `docs-search` points at a page and a
-//! heading that exist.
+//! More checks keep the documentation honest: every English page has its Spanish mirror under
+//! `docs/es/` (but the English-only contracts in `docs/spec/`), every known-item search query of
+//! `docs-search` points at a page and a heading that exist, and every relative link of the
+//! Markdown files of the repository (`docs/`, the top-level pages, the crates' READMEs) points
+//! at a file that exists.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -97,11 +99,11 @@ fn fenced_blocks(markdown: &str) -> Vec<Block> {
     blocks
 }
 
-/// ATX headings (outside code blocks) of a page, with inline code ticks removed.
-fn headings(markdown: &str) -> Vec<String> {
+/// The lines of a page outside fenced code blocks, with their 1-based numbers.
+fn prose_lines(markdown: &str) -> Vec<(usize, &str)> {
     let mut open: Option<(char, usize)> = None;
     let mut found = Vec::new();
-    for line in markdown.lines() {
+    for (index, line) in markdown.lines().enumerate() {
         match (open, fence(line)) {
             (None, Some((c, run, _))) => open = Some((c, run)),
             (Some((c, run)), Some((fc, frun, rest)))
@@ -110,14 +112,50 @@ fn headings(markdown: &str) -> Vec<String> {
                 open = None;
             }
             (Some(_), _) => {}
-            (None, None) => {
-                let trimmed = line.trim_start_matches(' ');
-                let level = trimmed.chars().take_while(|&c| c == '#').count();
-                let rest = &trimmed[level..];
-                if (1..=6).contains(&level) && (rest.is_empty() || rest.starts_with(' ')) {
-                    found.push(rest.trim().trim_end_matches('#').trim().replace('`', ""));
-                }
+            (None, None) => found.push((index + 1, line)),
+        }
+    }
+    found
+}
+
+/// ATX headings (outside code blocks) of a page, with inline code ticks removed.
+fn headings(markdown: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (_, line) in prose_lines(markdown) {
+        let trimmed = line.trim_start_matches(' ');
+        let level = trimmed.chars().take_while(|&c| c == '#').count();
+        let rest = &trimmed[level..];
+        if (1..=6).contains(&level) && (rest.is_empty() || rest.starts_with(' ')) {
+            found.push(rest.trim().trim_end_matches('#').trim().replace('`', ""));
+        }
+    }
+    found
+}
+
+/// The targets of the inline links and images of a page (`[text](target)`), outside code blocks
+/// and code spans, that point into the repository: no scheme, no bare `#anchor`; the anchor and
+/// a title are cut off. With their line numbers.
+fn relative_links(markdown: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (number, line) in prose_lines(markdown) {
+        // Code spans out: the text between pairs of backticks.
+        let prose: String = line
+            .split('`')
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 0)
+            .map(|(_, part)| part)
+            .collect::<Vec<_>>()
+            .join(" ");
+        for (at, _) in prose.match_indices("](") {
+            let rest = &prose[at + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = rest[..end].split_whitespace().next().unwrap_or_default();
+            let target = target.trim_start_matches('<').trim_end_matches('>');
+            let path = target.split('#').next().unwrap_or_default();
+            if path.is_empty() || path.contains("://") || path.starts_with("mailto:") {
+                continue;
             }
+            found.push((number, path.to_owned()));
         }
     }
     found
@@ -355,7 +393,13 @@ fn every_english_page_has_a_spanish_mirror() {
     let pages = markdown_pages(&dir);
     let missing: Vec<&String> = pages
         .iter()
-        .filter(|p| !p.starts_with("es/") && !p.starts_with("schema/"))
+        // `spec/` holds the contracts the code follows, in English only: one text is the
+        // contract (a translation would be a second one that can drift).
+        .filter(|p| {
+            !["es/", "schema/", "spec/"]
+                .iter()
+                .any(|dir| p.starts_with(dir))
+        })
         .filter(|p| !pages.contains(&format!("es/{p}")))
         .collect();
     assert!(
@@ -409,6 +453,55 @@ fn known_search_items_point_at_real_sections() {
         failures.join("\n")
     );
     assert!(spanish >= 15, "only {spanish} Spanish known items");
+}
+
+#[test]
+fn every_relative_link_points_at_a_file() {
+    let root = crate::project_root();
+    let mut pages = Vec::new();
+    for file in crate::files_with_extension(&root, "md").expect("the repository is readable") {
+        let rel = file
+            .strip_prefix(&root)
+            .expect("under the root")
+            .to_path_buf();
+        // The evaluation corpora are other projects' pages, links and all.
+        let corpus = rel.starts_with("eval") && rel.components().any(|c| c.as_os_str() == "corpus");
+        if !corpus {
+            pages.push(file);
+        }
+    }
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for page in &pages {
+        let text = fs::read_to_string(page).expect("a Markdown file is UTF-8 text");
+        let dir = page.parent().expect("a file has a folder");
+        for (line, target) in relative_links(&text) {
+            checked += 1;
+            if !dir.join(&target).exists() {
+                let shown = page
+                    .strip_prefix(&root)
+                    .unwrap_or(page)
+                    .display()
+                    .to_string();
+                broken.push(format!(
+                    "{}:{line}: no file {target}",
+                    shown.replace('\\', "/")
+                ));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert!(checked >= 50, "only {checked} relative links found");
+}
+
+#[test]
+fn links_are_read_outside_code() {
+    let page = "See [a](a.md#x) and ![p](img/p.png \"t\"), [w](https://x.y), [s](#here).\n\
+                `[not](code.md)`\n```\n[no](block.md)\n```\n";
+    assert_eq!(
+        relative_links(page),
+        vec![(1, "a.md".to_owned()), (1, "img/p.png".to_owned())]
+    );
 }
 
 #[test]

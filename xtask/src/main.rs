@@ -20,8 +20,8 @@
 //!   with the one lockstep rule of versions.
 //! - `cargo xtask ui [--check]`: build (or check) the MCP Apps view
 //!   `crates/mcp-server/ui/flow-view.html` from its sources in `tools/ui/` (needs Node and npm).
-//! - `cargo xtask tidy`: the crate dependency arrows, a `//!` on every Rust file, no skipped or
-//!   panic-expecting tests (also a `#[test]`).
+//! - `cargo xtask tidy`: the project's structural rules (`tidy.rs` lists them; also a
+//!   `#[test]`).
 #![expect(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -38,6 +38,7 @@ mod picture;
 mod release;
 mod schema;
 mod tidy;
+mod tokens;
 mod ui;
 
 use std::error::Error;

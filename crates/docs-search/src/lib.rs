@@ -1,7 +1,7 @@
 //! Deterministic bilingual search over a folder of Markdown pages, and safe page reads.
 //!
 //! [`DocsIndex`] indexes every `.md` page under a docs root (except `api/`,
-//! `dist/`, `.vitepress/` and `superpowers/` at any depth, hidden folders and
+//! `dist/`, `.vitepress/`, `superpowers/` and `spec/` at any depth, hidden folders and
 //! files, and symlinks that leave the root), split into heading-delimited
 //! sections. A heading that a page repeats under each of its entries (`Usage`
 //! under each component of a component list, `Parameters` and `Returns` under

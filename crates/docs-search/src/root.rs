@@ -7,8 +7,11 @@ use std::time::SystemTime;
 
 use crate::Error;
 
-/// Folder names never indexed nor served, at any depth: generated output and internal notes.
-pub(crate) const EXCLUDED_DIRS: [&str; 4] = ["api", "dist", ".vitepress", "superpowers"];
+/// Folder names never indexed nor served, at any depth: generated output, internal notes and
+/// contributors' specifications (this project's `docs/spec/`, the contracts the code follows:
+/// the reference pages say the same for a reader, and served, the spec's sections took first
+/// place from them on known-item queries).
+pub(crate) const EXCLUDED_DIRS: [&str; 5] = ["api", "dist", ".vitepress", "superpowers", "spec"];
 
 /// What the change check compares: a page is re-read when its stamp differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -305,6 +308,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_tools_reference_names_every_excluded_folder() {
+        for page in ["docs/reference/tools.md", "docs/es/reference/tools.md"] {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../..")
+                .join(page);
+            let text = fs::read_to_string(path).unwrap();
+            for name in EXCLUDED_DIRS {
+                assert!(
+                    text.contains(&format!("`{name}/`")),
+                    "{page} does not name `{name}/`"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn servable_paths() {
         assert!(servable("index.md"));
         assert!(servable("es/guide/api-keys.md"));
@@ -320,6 +339,8 @@ mod tests {
         assert!(!servable("API/x.md"), "excluded folders match in any case");
         assert!(!servable("es/Dist/x.md"));
         assert!(!servable("a/SuperPowers/plans/x.md"));
+        assert!(!servable("spec/flow-document.md"));
+        assert!(servable("guide/spec.md"));
     }
 
     #[test]

@@ -70,6 +70,7 @@ fn bilingual_tree() -> TempTree {
         "es/.vitepress/decoy.md",
         "guide/deep/dist/decoy.md",
         "a/b/superpowers/decoy.md",
+        "spec/decoy.md",
         ".hidden/decoy.md",
         "es/.cache/decoy.md",
         "guide/.draft.md",

@@ -1,6 +1,6 @@
 //! The botmesh flow analyzer: compiles valid flow documents (a document plus the subflows it
 //! calls) into a graph, renders it as Mermaid or JSON, and lints the set
-//! (`shared/spec/flow-document.md` §7-8). It is the engine of the `flow_analyze` tool and of
+//! (`docs/spec/flow-document.md` §7-8). It is the engine of the `flow_analyze` tool and of
 //! `botmesh-mcp check`.
 //!
 //! ```

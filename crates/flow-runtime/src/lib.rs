@@ -1,5 +1,5 @@
 //! Runs botmesh flow documents without a phone: a deterministic interpreter of a set of valid
-//! flows, as `shared/spec/flow-runtime.md` (the runtime contract) says a bot runs them.
+//! flows, as `docs/spec/flow-runtime.md` (the runtime contract) says a bot runs them.
 //!
 //! Compile the set once ([`FlowSet::new`]: the document first, then its subflows), start a
 //! [`Conversation`] (at a flow, or with a first message that picks the flow by its trigger),

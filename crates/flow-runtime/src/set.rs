@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use botmesh_flow_schema::{InputKind, MatchMode};
+use botmesh_flow_schema::{InputKind, MatchMode, StepKind};
 use serde_json::{Map, Value};
 
 use crate::regex::{Pattern, PatternError};
@@ -287,14 +287,14 @@ fn compile_flow(flow: &Value, first_by_id: &HashMap<&str, usize>) -> Flow {
                     target: item_target(item),
                 }
             };
-            let action = match str_of(step, "kind") {
-                "media" => Action::Media {
+            let action = match StepKind::parse(str_of(step, "kind")) {
+                Some(StepKind::Media) => Action::Media {
                     media: string(step, "media"),
                     url: string(step, "url"),
                     caption: optional(step, "caption"),
                     filename: optional(step, "filename"),
                 },
-                "template" => Action::Template {
+                Some(StepKind::Template) => Action::Template {
                     name: string(step, "name"),
                     language: string(step, "language"),
                     parameters: array(step, "parameters")
@@ -302,20 +302,20 @@ fn compile_flow(flow: &Value, first_by_id: &HashMap<&str, usize>) -> Flow {
                         .map(|p| p.as_str().unwrap_or("").to_owned())
                         .collect(),
                 },
-                "location" => Action::Location {
+                Some(StepKind::Location) => Action::Location {
                     latitude: step.get("latitude").cloned().unwrap_or(Value::Null),
                     longitude: step.get("longitude").cloned().unwrap_or(Value::Null),
                     name: optional(step, "name"),
                     address: optional(step, "address"),
                 },
-                "buttons" => Action::Buttons {
+                Some(StepKind::Buttons) => Action::Buttons {
                     text: string(step, "text"),
                     items: array(step, "buttons").iter().map(item).collect(),
                     header: optional(step, "header"),
                     footer: optional(step, "footer"),
                     save: optional(step, "save"),
                 },
-                "list" => {
+                Some(StepKind::List) => {
                     let sections = array(step, "sections");
                     Action::List {
                         text: string(step, "text"),
@@ -331,7 +331,7 @@ fn compile_flow(flow: &Value, first_by_id: &HashMap<&str, usize>) -> Flow {
                         save: optional(step, "save"),
                     }
                 }
-                "ask" => Action::Ask {
+                Some(StepKind::Ask) => Action::Ask {
                     text: string(step, "text"),
                     save: string(step, "save"),
                     input: input_kind(str_of(step, "input")),
@@ -343,7 +343,7 @@ fn compile_flow(flow: &Value, first_by_id: &HashMap<&str, usize>) -> Flow {
                     retry_text: optional(step, "retryText"),
                     on_fail: step.get("onFail").and_then(Value::as_str).map(resolve),
                 },
-                "branch" => Action::Branch {
+                Some(StepKind::Branch) => Action::Branch {
                     cases: array(step, "cases")
                         .iter()
                         .map(|case| {
@@ -356,18 +356,18 @@ fn compile_flow(flow: &Value, first_by_id: &HashMap<&str, usize>) -> Flow {
                         .and_then(Value::as_str)
                         .map_or(following, resolve),
                 },
-                "set" => Action::Set {
+                Some(StepKind::Set) => Action::Set {
                     var: string(step, "var"),
                     value: step
                         .get("value")
                         .and_then(Scalar::from_json)
                         .unwrap_or(Scalar::Null),
                 },
-                "delay" => Action::Delay {
+                Some(StepKind::Delay) => Action::Delay {
                     seconds: step.get("seconds").and_then(integer).unwrap_or(1),
                     typing: step.get("typing").and_then(Value::as_bool) == Some(true),
                 },
-                "action" => Action::Call {
+                Some(StepKind::Action) => Action::Call {
                     handler: string(step, "handler"),
                     args: step
                         .get("args")
@@ -376,19 +376,20 @@ fn compile_flow(flow: &Value, first_by_id: &HashMap<&str, usize>) -> Flow {
                         .unwrap_or_default(),
                     save: optional(step, "save"),
                 },
-                "subflow" => {
+                Some(StepKind::Subflow) => {
                     let flow = string(step, "flow");
                     let index = first_by_id.get(flow.as_str()).copied();
                     Action::Subflow { flow, index }
                 }
-                "handoff" => Action::Handoff {
+                Some(StepKind::Handoff) => Action::Handoff {
                     queue: optional(step, "queue"),
                     text: optional(step, "text"),
                 },
-                "end" => Action::End {
+                Some(StepKind::End) => Action::End {
                     text: optional(step, "text"),
                 },
-                _ => Action::Message {
+                // Sets are validated: no other kind reaches here.
+                Some(StepKind::Message) | None => Action::Message {
                     text: string(step, "text"),
                 },
             };

@@ -143,8 +143,8 @@ impl LineFramer {
     }
 }
 
-/// A UTF-8 byte-order mark, skipped at the start of a line.
-const BOM: &[u8] = "\u{feff}".as_bytes();
+/// A UTF-8 byte-order mark, skipped at the start of a line (and of a whole message).
+pub(crate) const BOM: &[u8] = "\u{feff}".as_bytes();
 
 /// A complete line: borrowed from the current read, or the buffer that collected it.
 enum Line<'a> {

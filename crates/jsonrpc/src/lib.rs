@@ -13,7 +13,8 @@
 //!   the framer's buffer never holds more than the limit plus one read;
 //! - a malformed line answers `-32700` with `id: null`; a structurally invalid request answers
 //!   `-32600`; responses sent by the peer and notifications (even malformed ones) are never
-//!   answered;
+//!   answered; a transport that reads whole messages (an HTTP body) gets the same answers, in
+//!   the same words, from [`parse_message`] and [`too_long`];
 //! - every answer is compact JSON on one line with U+0085, U+2028 and U+2029 escaped
 //!   ([`to_json_line`]),
 //!   so a client splitting lines the Unicode way (Python's `str.splitlines()`) gets whole messages;
@@ -39,7 +40,8 @@ pub use framer::{Frame, LineFramer, read_frames};
 pub use line::{escape_line_separators, to_json_line};
 pub use message::{ErrorObject, Id, Message, Notification, Request, Response, codes};
 pub use process::{
-    Incoming, MAX_BATCH_LENGTH, classify, process_frame, process_text, process_value,
+    Incoming, MAX_BATCH_LENGTH, classify, parse_message, process_frame, process_text,
+    process_value, too_long,
 };
 
 /// The default largest message, in characters (16 Mi).

@@ -19,16 +19,24 @@ pub enum Incoming {
 }
 
 fn invalid(id: Option<Id>, why: &str) -> Incoming {
-    Incoming::Invalid(Response::error(
+    Incoming::Invalid(invalid_request(id, why))
+}
+
+/// The `-32600` answer, saying why.
+fn invalid_request(id: Option<Id>, why: &str) -> Response {
+    Response::error(
         id,
         ErrorObject::new(codes::INVALID_REQUEST, format!("invalid request: {why}")),
-    ))
+    )
 }
+
+/// Why a JSON value that is neither an object nor an array is no message.
+const NOT_AN_OBJECT: &str = "a message must be a JSON object";
 
 /// Classifies one JSON value (an element of a batch, or a whole message).
 pub fn classify(value: Value) -> Incoming {
     let Value::Object(mut object) = value else {
-        return invalid(None, "a message must be a JSON object");
+        return invalid(None, NOT_AN_OBJECT);
     };
     let id_value = object.remove("id");
     let id = id_value.as_ref().and_then(Id::from_value);
@@ -128,6 +136,30 @@ fn parse_error(detail: &str) -> Response {
     )
 }
 
+/// Why bytes that are not UTF-8 are no message.
+const NOT_UTF8: &str = "the message is not valid UTF-8";
+
+/// The answer to a message longer than `limit`, counted in `unit` (`characters` for a line,
+/// `bytes` for a transport that bounds what it reads in bytes): `-32600`, `id: null`.
+pub fn too_long(limit: usize, unit: &str) -> Response {
+    invalid_request(None, &format!("message longer than {limit} {unit}"))
+}
+
+/// Parses the bytes of one whole message (a transport's request body) as a line is parsed:
+/// an object or a batch array, or else the answer a line of the same bytes gets, in the same
+/// words (`-32700` for bytes that are not UTF-8 or not JSON, `-32600` for other JSON). A
+/// leading byte-order mark is skipped, as on a line.
+pub fn parse_message(bytes: &[u8]) -> Result<Value, Response> {
+    let bytes = bytes.strip_prefix(crate::framer::BOM).unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|_| parse_error(NOT_UTF8))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| parse_error(&e.to_string()))?;
+    if value.is_object() || value.is_array() {
+        Ok(value)
+    } else {
+        Err(invalid_request(None, NOT_AN_OBJECT))
+    }
+}
+
 /// Handles one parsed message or batch; returns the answer as JSON, or `None` when nothing is
 /// owed.
 pub fn process_value(
@@ -165,16 +197,7 @@ pub fn process_frame(
 ) -> Option<String> {
     match frame {
         Frame::Line(text) => process_text(&text, handle),
-        Frame::TooLong => Some(
-            Response::error(
-                None,
-                ErrorObject::new(
-                    codes::INVALID_REQUEST,
-                    format!("invalid request: message longer than {max_message_length} characters"),
-                ),
-            )
-            .to_line(),
-        ),
-        Frame::InvalidUtf8 => Some(parse_error("the line is not valid UTF-8").to_line()),
+        Frame::TooLong => Some(too_long(max_message_length, "characters").to_line()),
+        Frame::InvalidUtf8 => Some(parse_error(NOT_UTF8).to_line()),
     }
 }

@@ -1,7 +1,8 @@
 //! Framing and processing tests: what a client on the other end of the pipe relies on.
 
 use crate::{
-    DEFAULT_MAX_MESSAGE_LENGTH, Frame, LineFramer, Message, Response, process_frame, read_frames,
+    DEFAULT_MAX_MESSAGE_LENGTH, Frame, LineFramer, Message, Response, parse_message, process_frame,
+    read_frames, too_long,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -137,6 +138,44 @@ fn invalid_utf8_is_a_parse_error() {
     let out = run_chunked(b"{\"a\":\"\xff\"}\n", &[3], 100);
     assert_eq!(out.len(), 1);
     assert!(out[0].contains("-32700"));
+}
+
+/// What a line of `bytes` is answered, or `None` when `parse_message` finds a message in them.
+fn answer_to_a_whole_message(bytes: &[u8]) -> Option<String> {
+    parse_message(bytes).err().map(|answer| answer.to_line())
+}
+
+#[test]
+fn a_whole_message_that_is_not_one_gets_the_answer_of_the_same_line() {
+    for bytes in [
+        &b"{\"jsonrpc\":"[..],
+        b"42",
+        b"\"text\"",
+        b"null",
+        b"{\"a\":\"\xff\"}",
+        b"{\"a\": 1,}",
+        b"\xef\xbb\xbf[]x",
+    ] {
+        let answer = answer_to_a_whole_message(bytes).expect("no message");
+        let mut line = bytes.to_vec();
+        line.push(b'\n');
+        assert_eq!(run_chunked(&line, &[5], 100), vec![answer], "{bytes:?}");
+    }
+    let expected = [
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: EOF while parsing a value at line 1 column 11"}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: a message must be a JSON object"}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error: the message is not valid UTF-8"}}"#,
+    ];
+    let shown = [&b"{\"jsonrpc\":"[..], b"42", b"{\"a\":\"\xff\"}"].map(answer_to_a_whole_message);
+    assert_eq!(
+        shown.map(Option::unwrap_or_default),
+        expected.map(str::to_owned)
+    );
+    assert_eq!(parse_message(b"[1]").ok(), Some(json!([1])));
+    assert_eq!(
+        too_long(64, "bytes").to_line(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: message longer than 64 bytes"}}"#
+    );
 }
 
 #[test]

@@ -21,6 +21,7 @@ use botmesh_flow_analyzer::{self as analyzer, Value};
 use botmesh_flow_runtime::{self as runtime, Conversation, FlowSet, Reply, Scalar, Setup, Start};
 
 use crate::check::{complain_as, emit, load, same_file, subflow_files};
+use crate::env::Var;
 
 const USAGE: &str = "usage: botmesh-mcp chat FILE [--subflows DIR|FILE]... [--message TEXT | --flow ID] [--contact NAME] [--var NAME=VALUE]... [--handler NAME=JSON]...
 
@@ -43,6 +44,11 @@ Replies: type text; a number picks that button or row; commands:
 On a terminal the bot's messages are drawn as bubbles (colour unless NO_COLOR is set);
 with stdin not a terminal each line is a reply and the transcript is printed at the end.
 Exit status: 0 ran, 1 invalid document, 2 usage error or unreadable file.";
+
+/// The usage text, which the top-level `--help` quotes.
+pub(crate) fn usage() -> &'static str {
+    USAGE
+}
 
 #[derive(Debug, PartialEq)]
 struct Args {
@@ -206,11 +212,11 @@ pub(crate) fn run(args: Vec<OsString>) -> ExitCode {
     }
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        let colour = std::io::stdout().is_terminal()
-            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-        let width = std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse::<usize>().ok())
+        let colour =
+            std::io::stdout().is_terminal() && Var::NoColor.read().is_none_or(|v| v.is_empty());
+        let width = Var::Columns
+            .read()
+            .and_then(|c| c.to_str()?.parse::<usize>().ok())
             .unwrap_or(80)
             .clamp(30, 200);
         let mut screen = Screen { colour, width };

@@ -57,6 +57,11 @@ Validates and lints flow documents (the flow_analyze engine); a FILE may be a di
 Exit status: 0 no errors, 1 errors found or more warnings than --max-warnings, 2 usage error
 or unreadable file.";
 
+/// The usage text, which the top-level `--help` quotes.
+pub(crate) fn usage() -> &'static str {
+    USAGE
+}
+
 /// The parsed command line.
 #[derive(Debug, PartialEq, Eq)]
 struct Args {

@@ -159,11 +159,6 @@ mod enabled {
         })
     }
 
-    /// The glibc variable that fixes malloc's mmap threshold (the bytes from which an allocation
-    /// gets its own mapping, returned to the system when freed).
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    const MMAP_THRESHOLD_VAR: &str = "MALLOC_MMAP_THRESHOLD_";
-
     /// Restarts the process (same pid, same arguments) with glibc's mmap threshold fixed at its
     /// initial 128 KiB, unless the environment already sets it. Called before serving HTTP.
     ///
@@ -175,8 +170,11 @@ mod enabled {
     pub(crate) fn fixed_mmap_threshold() {
         #[cfg(all(target_os = "linux", target_env = "gnu"))]
         {
+            use crate::env::Var;
             use std::os::unix::process::CommandExt;
-            if std::env::var_os(MMAP_THRESHOLD_VAR).is_some() {
+            // glibc's variable that fixes malloc's mmap threshold (the bytes from which an
+            // allocation gets its own mapping, returned to the system when freed).
+            if Var::MmapThreshold.read().is_some() {
                 return;
             }
             let Ok(exe) = std::env::current_exe() else {
@@ -185,7 +183,7 @@ mod enabled {
             // Returns only when exec failed; logging is not set up yet.
             let _failed = std::process::Command::new(exe)
                 .args(std::env::args_os().skip(1))
-                .env(MMAP_THRESHOLD_VAR, "131072")
+                .env(Var::MmapThreshold.name(), "131072")
                 .exec();
         }
     }

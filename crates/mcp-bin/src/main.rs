@@ -1,15 +1,20 @@
 //! The `botmesh-mcp` command: argument parsing, logging set-up and exit codes; nothing else.
 //!
 //! - `botmesh-mcp [--docs DIR] [--tools LIST]` serves MCP over stdio until stdin ends;
-//! - `botmesh-mcp --http ADDR [...]` serves the same tools over Streamable HTTP;
-//! - `botmesh-mcp check ...` validates and lints flow files for CI;
-//! - `botmesh-mcp test ...` runs conversation test files, with coverage, for CI;
-//! - `botmesh-mcp migrate ...` brings version 0 and 1 flow files to version 2;
-//! - `botmesh-mcp render ...` draws a flow file as PNG or SVG;
+//! - `botmesh-mcp --http ADDR [...]` serves the same tools over Streamable HTTP (`http.rs`);
+//! - the subcommands of [`SUBCOMMANDS`], each in its module: `check` validates and lints flow
+//!   files for CI, `render` draws one as PNG or SVG, `chat` talks to one in a terminal, `test`
+//!   runs conversation test files (with coverage, for CI), `migrate` brings version 0 and 1
+//!   flow files to version 2;
 //! - `botmesh-mcp token new --scopes LIST --tokens FILE` adds a bearer token for `--http`.
+//!
+//! `--help` is [`usage`]: this file's usage lines, then each subcommand's own, so the two never
+//! disagree (an end-to-end test holds every usage text to its parser's flags, and the README's
+//! copy of the usage lines to `--help`).
 
 mod chat;
 mod check;
+mod env;
 mod http;
 mod logjson;
 mod migrate;
@@ -17,27 +22,23 @@ mod render;
 mod test;
 
 use botmesh_mcp::{OptionsError, ServeError, ServerOptions, create_mcp_server, run_stdio};
+use env::Var;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "\
+/// The top of `--help`: what the command is, and how it serves.
+const USAGE_HEAD: &str = "\
 botmesh-mcp: an MCP server for botmesh flow documents and guides
 
 Usage:
   botmesh-mcp [--docs DIR] [--tools LIST] [--no-ui]        serve MCP on stdio
-  botmesh-mcp --http ADDR [HTTP OPTIONS] [--docs DIR] [--tools LIST] [--no-ui]
-  botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github]
-                    [--max-warnings N] [--fix [--unsafe-fixes] [--diff]] FILE...
-  botmesh-mcp render FILE [--subflows DIR|FILE]... [--direction TD|LR|BT|RL]
-                     [--theme light|dark] -o OUT.png|OUT.svg
-  botmesh-mcp chat FILE [--subflows DIR|FILE]... [--message TEXT | --flow ID]
-                   [--contact NAME] [--var NAME=VALUE]... [--handler NAME=JSON]...
-  botmesh-mcp test [--subflows DIR|FILE]... [--format text|json|github|junit]
-                   [--coverage] [--min-coverage PERCENT] FILE...
-  botmesh-mcp test --generate FLOW [--subflows DIR|FILE]...
-  botmesh-mcp migrate [--write] FILE...
-  botmesh-mcp token new --scopes flow,docs --tokens FILE
+  botmesh-mcp --http ADDR [HTTP OPTIONS] [--docs DIR] [--tools LIST] [--no-ui]";
+
+/// The rest of `--help`, after the subcommands' usage lines (and before the environment).
+const USAGE_TAIL: &str = "  botmesh-mcp token new --scopes flow,docs --tokens FILE
+
+botmesh-mcp COMMAND --help prints what the options of a command do.
 
 Options:
   --docs DIR            serve docs_search and docs_page over this Markdown tree
@@ -77,6 +78,116 @@ accepting, finish in-flight requests and exit 0.
 
 Logs go to stderr (filter with RUST_LOG, e.g. RUST_LOG=debug); stdout carries only protocol
 messages. On stdio the server exits with status 0 when stdin ends.";
+
+/// A subcommand: the word that names it, what runs it (on the arguments after that word), and
+/// its usage text, whose first paragraph (its usage lines) the top-level `--help` quotes.
+struct Subcommand {
+    name: &'static str,
+    run: fn(Vec<OsString>) -> ExitCode,
+    usage: fn() -> &'static str,
+}
+
+/// Every subcommand but `token` (parsed here, with the server's flags): a new one is a row.
+const SUBCOMMANDS: &[Subcommand] = &[
+    Subcommand {
+        name: "check",
+        run: check::run,
+        usage: check::usage,
+    },
+    Subcommand {
+        name: "render",
+        run: render::run,
+        usage: render::usage,
+    },
+    Subcommand {
+        name: "chat",
+        run: chat::run,
+        usage: chat::usage,
+    },
+    Subcommand {
+        name: "test",
+        run: test::run,
+        usage: test::usage,
+    },
+    Subcommand {
+        name: "migrate",
+        run: migrate::run,
+        usage: migrate::usage,
+    },
+];
+
+/// The longest line of the usage lines `--help` writes; longer ones are wrapped between
+/// bracketed groups, the continuation aligned after the command's name.
+const USAGE_WIDTH: usize = 96;
+
+/// The usage lines of a subcommand's usage text (its first paragraph, `usage: ` left out), as
+/// `--help` writes them: two spaces in, wrapped at [`USAGE_WIDTH`].
+fn usage_lines(usage: &str) -> Vec<String> {
+    let paragraph = usage.split("\n\n").next().unwrap_or(usage);
+    let paragraph = paragraph.strip_prefix("usage: ").unwrap_or(paragraph);
+    // A line that does not start with the command's name continues the one before it.
+    let mut commands: Vec<String> = Vec::new();
+    for line in paragraph.lines() {
+        let words = line.trim();
+        match commands.last_mut() {
+            Some(last) if !words.starts_with("botmesh-mcp") => {
+                last.push(' ');
+                last.push_str(words);
+            }
+            _ => commands.push(words.to_owned()),
+        }
+    }
+    commands.iter().flat_map(|command| wrap(command)).collect()
+}
+
+/// `command` on lines of at most [`USAGE_WIDTH`] characters, broken only between top-level
+/// groups (never inside `[...]`), continuation lines aligned after `botmesh-mcp NAME `.
+fn wrap(command: &str) -> Vec<String> {
+    let mut units: Vec<String> = Vec::new();
+    let mut depth = 0usize;
+    for word in command.split(' ') {
+        match units.last_mut() {
+            Some(unit) if depth > 0 => {
+                unit.push(' ');
+                unit.push_str(word);
+            }
+            _ => units.push(word.to_owned()),
+        }
+        depth = (depth + word.matches('[').count()).saturating_sub(word.matches(']').count());
+    }
+    let indent = " ".repeat(2 + units.iter().take(2).map(|u| u.len() + 1).sum::<usize>());
+    let mut lines = Vec::new();
+    let mut line = String::from("  ");
+    for unit in units {
+        if line.len() + unit.len() > USAGE_WIDTH && line.len() > indent.len() {
+            lines.push(line.trim_end().to_owned());
+            line.clone_from(&indent);
+        }
+        line.push_str(&unit);
+        line.push(' ');
+    }
+    lines.push(line.trim_end().to_owned());
+    lines
+}
+
+/// The top-level `--help`: the server's usage lines, each subcommand's, the options, and the
+/// environment variables the binary reads.
+fn usage() -> String {
+    let mut text = format!("{USAGE_HEAD}\n");
+    for subcommand in SUBCOMMANDS {
+        for line in usage_lines((subcommand.usage)()) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    text.push_str(USAGE_TAIL);
+    text.push_str("\n\nEnvironment:\n");
+    for var in Var::ALL {
+        text.push_str(&format!("  {:<24}{}\n", var.name(), var.help()));
+    }
+    text.pop();
+    text
+}
 
 /// What the command line asks for.
 enum Command {
@@ -172,12 +283,12 @@ fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
     }
     let http = http_flags.finish()?;
     let docs = docs.or_else(|| {
-        ["BOTMESH_DOCS_DIR", "BOTWA_DOCS_DIR"]
+        [Var::DocsDir, Var::LegacyDocsDir]
             .into_iter()
-            .find_map(|name| std::env::var_os(name).filter(|value| !value.is_empty()))
+            .find_map(|var| var.read().filter(|value| !value.is_empty()))
             .map(PathBuf::from)
     });
-    let ui = !no_ui && ui_from_env(std::env::var_os("BOTMESH_UI"))?;
+    let ui = !no_ui && ui_from_env(Var::Ui.read())?;
     Ok(Command::Serve(
         ServerOptions::default()
             .with_docs_dir(docs)
@@ -218,8 +329,9 @@ fn init_logging(http: bool, json: bool) {
     } else {
         Targets::new().with_default(LevelFilter::WARN)
     };
-    let filter = std::env::var("RUST_LOG")
-        .ok()
+    let filter = Var::RustLog
+        .read()
+        .and_then(|spec| spec.into_string().ok())
         .and_then(|spec| spec.parse::<Targets>().ok())
         .unwrap_or(default);
     let layer = tracing_subscriber::fmt::layer()
@@ -243,36 +355,20 @@ fn init_logging(http: bool, json: bool) {
 #[expect(clippy::print_stdout, reason = "the command's own help and version")]
 fn main() -> ExitCode {
     let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let command = match args.first().and_then(|arg| arg.to_str()) {
-        Some("check") => {
-            args.remove(0);
-            return check::run(args);
-        }
-        Some("render") => {
-            args.remove(0);
-            return render::run(args);
-        }
-        Some("chat") => {
-            args.remove(0);
-            return chat::run(args);
-        }
-        Some("test") => {
-            args.remove(0);
-            return test::run(args);
-        }
-        Some("migrate") => {
-            args.remove(0);
-            return migrate::run(args);
-        }
-        Some("token") => {
-            args.remove(0);
-            parse_token_command(args)
-        }
-        _ => parse(args),
+    let first = args.first().and_then(|arg| arg.to_str());
+    if let Some(subcommand) = SUBCOMMANDS.iter().find(|s| Some(s.name) == first) {
+        args.remove(0);
+        return (subcommand.run)(args);
+    }
+    let command = if first == Some("token") {
+        args.remove(0);
+        parse_token_command(args)
+    } else {
+        parse(args)
     };
     match command {
         Ok(Command::Help) => {
-            println!("{USAGE}");
+            println!("{}", usage());
             ExitCode::SUCCESS
         }
         Ok(Command::Version) => {
@@ -310,6 +406,31 @@ fn main() -> ExitCode {
 /// Prints a usage error and the usage on stderr; exit status 2.
 #[expect(clippy::print_stderr, reason = "the command's own usage errors")]
 fn usage_error(message: &str) -> ExitCode {
-    eprintln!("botmesh-mcp: {message}\n\n{USAGE}");
+    eprintln!("botmesh-mcp: {message}\n\n{}", usage());
     ExitCode::from(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_lines_are_quoted_whole_and_wrapped_between_groups() {
+        let text = "usage: botmesh-mcp x FILE [--aaaa AAAA]... [--bbbb [--cccc CCCC] [--dddd]]\n                     [--eeee EEEE] [--ffff FFFF] [--gggg GGGG] [--hhhh HHHH] [--iiii IIII] FILE...\n       botmesh-mcp x --jjjj\n\nOptions.";
+        assert_eq!(
+            usage_lines(text),
+            [
+                "  botmesh-mcp x FILE [--aaaa AAAA]... [--bbbb [--cccc CCCC] [--dddd]] [--eeee EEEE]",
+                "                [--ffff FFFF] [--gggg GGGG] [--hhhh HHHH] [--iiii IIII] FILE...",
+                "  botmesh-mcp x --jjjj",
+            ]
+        );
+        let help = usage();
+        for subcommand in SUBCOMMANDS {
+            for line in usage_lines((subcommand.usage)()) {
+                assert!(line.len() <= USAGE_WIDTH, "{line}");
+                assert!(help.contains(&line), "{line}");
+            }
+        }
+    }
 }

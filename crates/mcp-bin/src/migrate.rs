@@ -43,6 +43,11 @@ Prints each change as a sentence, then the issues the version 2 document still h
 Exit status: 0 every file is a valid version 2 document, 1 a file is not JSON, cannot be
 migrated or still has issues, 2 usage error or a file that cannot be read or written.";
 
+/// The usage text, which the top-level `--help` quotes.
+pub(crate) fn usage() -> &'static str {
+    USAGE
+}
+
 #[derive(Debug, PartialEq, Eq)]
 struct Args {
     write: bool,

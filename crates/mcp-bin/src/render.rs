@@ -33,6 +33,11 @@ Draws a flow document and the subflows it calls (the flow_render engine).
 Exit status: 0 written, 1 invalid document, 2 usage error, unreadable/unwritable file
 or a picture too large to draw.";
 
+/// The usage text, which the top-level `--help` quotes.
+pub(crate) fn usage() -> &'static str {
+    USAGE
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
     Png,

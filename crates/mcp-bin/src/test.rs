@@ -55,6 +55,11 @@ Runs conversation test files (*.flowtest.json; a directory: its *.flowtest.json 
 Exit status: 0 all cases passed, 1 a case failed or coverage is below --min-coverage,
 2 usage error or unreadable or malformed file.";
 
+/// The usage text, which the top-level `--help` quotes.
+pub(crate) fn usage() -> &'static str {
+    USAGE
+}
+
 /// How results are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {

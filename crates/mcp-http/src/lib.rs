@@ -29,7 +29,10 @@
 //!   `_meta` version (`-32020` otherwise; checked by the server, `botmesh_mcp::RoutingHeaders`) (no session, and
 //!   `-32601` → `404`, `-32602`/`-32022`/… → `400`).
 //! - Bodies larger than the server's max message length (in bytes here) answer `413`, decided
-//!   from `Content-Length` or while streaming, never by holding the whole body. Headers and
+//!   from `Content-Length` or while streaming, never by holding the whole body; a body that is
+//!   not JSON, or neither an object nor an array, answers `400`. Both carry the error stdio
+//!   gives a line of the same bytes, in the same words (`botmesh_mcp::parse_message`,
+//!   `botmesh_mcp::message_too_long`). Headers and
 //!   then the body must each arrive within [`HttpOptions::request_timeout`] (a slow body answers
 //!   `408`, slow headers close the connection).
 //! - SIGINT/SIGTERM stop accepting, turn `/readyz` to `503`, let in-flight requests finish (up

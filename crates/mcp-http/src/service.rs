@@ -468,7 +468,7 @@ async fn read_body(
             );
             Err(with_header(r, header::CONNECTION, "close"))
         }
-        Ok(Err(BodyError::TooLarge)) => Err(too_large()),
+        Ok(Err(BodyError::TooLarge)) => Err(too_large(limit)),
         Ok(Err(BodyError::OverBudget)) => Err(over_budget()),
         Ok(Err(BodyError::Unreadable)) => Err(http_error(
             StatusCode::BAD_REQUEST,
@@ -479,8 +479,28 @@ async fn read_body(
     }
 }
 
-fn too_large() -> Response<Body> {
-    let r = http_error(StatusCode::PAYLOAD_TOO_LARGE, -32600, "message too large");
+/// `413` for a body over the per-message limit, with the answer stdio gives a line over its
+/// limit (`botmesh_mcp::message_too_long`); the connection closes so the rest is not drained.
+fn too_large(limit: usize) -> Response<Body> {
+    let body = Bytes::from(botmesh_mcp::json_line(&botmesh_mcp::message_too_long(
+        limit,
+    )));
+    let r = response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        Some("application/json"),
+        body,
+    );
+    with_header(r, header::CONNECTION, "close")
+}
+
+/// `413` for a body whose parsed form could never fit the request-body budget (an HTTP
+/// condition, with no stdio counterpart).
+fn too_large_for_the_budget() -> Response<Body> {
+    let r = http_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        -32600,
+        "message too large: parsed, it would exceed the server's request-body budget (--max-inflight-body)",
+    );
     with_header(r, header::CONNECTION, "close")
 }
 
@@ -572,7 +592,7 @@ fn admit(shared: &Shared, headers: &HeaderMap) -> Result<Admitted, Response<Body
             }
         };
     if declared.is_some_and(|n| n > shared.max_body) {
-        return Err(too_large());
+        return Err(too_large(shared.max_body));
     }
     let version = header_str(headers, VERSION_HEADER).map(|v| v.trim().to_owned());
     let values = |name| {
@@ -652,7 +672,7 @@ async fn read_message<'a>(
             parsed_estimate = parsed_size,
             "refused a body whose parsed form would exceed the whole body budget (413)"
         );
-        return Err(too_large());
+        return Err(too_large_for_the_budget());
     }
     if !reservation.grow_to(needed) {
         shared
@@ -672,27 +692,26 @@ async fn read_message<'a>(
     } else {
         None
     };
+    // Parsed as stdio parses a line: a body that is no message gets stdio's answer, word for
+    // word (`-32700` not UTF-8 or not JSON, `-32600` neither an object nor an array).
     let parsed = if large {
-        tokio::task::block_in_place(|| serde_json::from_slice::<Value>(&body))
+        tokio::task::block_in_place(|| botmesh_mcp::parse_message(&body))
     } else {
-        serde_json::from_slice::<Value>(&body)
+        botmesh_mcp::parse_message(&body)
     };
     // The bytes go as soon as they are parsed; the reservation stays until the answer is built.
     drop(body);
-    let Ok(message) = parsed else {
-        return Err(response(
-            StatusCode::BAD_REQUEST,
-            Some("application/json"),
-            error_body(-32700, "parse error", None),
-        ));
+    let message = match parsed {
+        Ok(message) => message,
+        Err(answer) => {
+            let body = Bytes::from(botmesh_mcp::json_line(&answer));
+            return Err(response(
+                StatusCode::BAD_REQUEST,
+                Some("application/json"),
+                body,
+            ));
+        }
     };
-    if !(message.is_object() || message.is_array()) {
-        return Err(http_error(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            "invalid request: expected an object or a batch array",
-        ));
-    }
     Ok(Parsed {
         message,
         large,

@@ -71,5 +71,26 @@ pub fn json_line(value: &serde_json::Value) -> String {
     botmesh_jsonrpc::to_json_line(value)
 }
 
+/// Parses the bytes of one whole message (an HTTP request body) as a stdio line is parsed: an
+/// object or a batch array, or else (`Err`) the error answer stdio gives a line of the same
+/// bytes, in the same words: `-32700` for bytes that are not UTF-8 or not JSON, `-32600` for
+/// JSON that is neither an object nor an array. A transport answers a bad body with it, so
+/// stdio and HTTP never word the same mistake differently.
+///
+/// ```
+/// let answer = botmesh_mcp::parse_message(b"42").unwrap_err();
+/// assert_eq!(answer["error"]["message"], "invalid request: a message must be a JSON object");
+/// assert!(botmesh_mcp::parse_message(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_ok());
+/// ```
+pub fn parse_message(bytes: &[u8]) -> Result<serde_json::Value, serde_json::Value> {
+    botmesh_jsonrpc::parse_message(bytes).map_err(|answer| answer.to_value())
+}
+
+/// The error answer to a message longer than `limit` bytes (`-32600`, `id: null`), worded as
+/// stdio's answer to a line longer than its limit in characters.
+pub fn message_too_long(limit: usize) -> serde_json::Value {
+    botmesh_jsonrpc::too_long(limit, "bytes").to_value()
+}
+
 #[cfg(test)]
 mod tests;

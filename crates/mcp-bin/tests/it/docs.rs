@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::util::{Dir, command};
 
 /// Folders never indexed, each at several depths.
-const DECOYS: [&str; 12] = [
+const DECOYS: [&str; 13] = [
     "api/decoy.md",
     "dist/decoy.md",
     ".vitepress/decoy.md",
@@ -22,6 +22,7 @@ const DECOYS: [&str; 12] = [
     "guide/superpowers/decoy.md",
     "guide/a/b/api/decoy.md",
     "guide/a/.vitepress/decoy.md",
+    "guide/spec/decoy.md",
     ".hidden/decoy.md",
     "guide/.cache/decoy.md",
 ];

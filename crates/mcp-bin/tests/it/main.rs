@@ -20,4 +20,5 @@ mod render;
 mod stdio;
 mod test;
 mod tools;
+mod usage;
 mod util;

@@ -11,20 +11,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// The binary under test.
 pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_botmesh-mcp");
 
-/// Every environment variable the binary reads: removed from each [`command`], so the
-/// settings of whoever runs the tests never reach them (a test sets what it needs).
-const READ_BY_THE_BINARY: [&str; 4] = [
-    "BOTMESH_DOCS_DIR",
-    "BOTWA_DOCS_DIR",
-    "BOTMESH_UI",
-    "RUST_LOG",
-];
+/// Every environment variable the binary reads, from the one file that reads them: removed
+/// from each [`command`], so the settings of whoever runs the tests never reach them (a test
+/// sets what it needs).
+#[path = "../../src/env.rs"]
+#[expect(
+    dead_code,
+    reason = "the harness names the variables; only the binary reads them"
+)]
+mod env;
 
 /// `botmesh-mcp` with a clean environment; stdin is empty unless the test pipes it.
 pub(crate) fn command() -> Command {
     let mut command = Command::new(BIN);
-    for name in READ_BY_THE_BINARY {
-        command.env_remove(name);
+    for var in env::Var::ALL {
+        command.env_remove(var.name());
     }
     command.stdin(Stdio::null());
     command

@@ -10,6 +10,7 @@ mod apps;
 mod limits;
 mod operations;
 mod safety;
+mod same_words;
 mod transport;
 
 use botmesh_mcp::{ServerOptions, create_mcp_server};

@@ -1,4 +1,7 @@
-//! Integration tests of the public API, as another Rust program sees it.
+//! Integration tests of the public API, as another Rust program sees it, and of the pages that
+//! document it against it (`documented`).
+
+mod documented;
 
 #[path = "../../examples/embed.rs"]
 #[expect(dead_code, reason = "the example's main is not called here")]
