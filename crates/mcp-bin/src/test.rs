@@ -218,15 +218,16 @@ fn tidy_path(path: &Path) -> String {
     for component in path.components() {
         match component {
             Component::CurDir => {}
-            Component::ParentDir if parts.last().is_some_and(|p| p != "..") => {
+            // An empty part before the first name, so the join starts with `/` (`C:/` after a
+            // Windows prefix).
+            Component::RootDir => parts.push(String::new()),
+            Component::ParentDir if parts.last().is_some_and(|p| !p.is_empty() && p != "..") => {
                 parts.pop();
             }
             other => parts.push(other.as_os_str().to_string_lossy().into_owned()),
         }
     }
-    let joined = parts.join("/");
-    // A root (`/`) is its own part: keep a single slash.
-    joined.replace("//", "/")
+    parts.join("/")
 }
 
 /// The flow files a test file runs: its `flows`, or `NAME.json` beside `NAME.flowtest.json`.
@@ -1064,6 +1065,7 @@ mod tests {
         assert_eq!(tidy_path(Path::new("./a/./b.json")), "a/b.json");
         assert_eq!(tidy_path(Path::new("../x/../y.json")), "../y.json");
         assert_eq!(tidy_path(Path::new("/tmp/a/../b.json")), "/tmp/b.json");
+        assert_eq!(tidy_path(Path::new("/../b.json")), "/../b.json");
     }
 
     fn report(
