@@ -294,7 +294,9 @@ pub struct TestIssue {
 pub fn flowtest_schema() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let mut schema = generator.into_root_schema_for::<TestFile>().to_value();
-    without_null(&mut schema);
+    // The reader refuses `null` where a key may only be left out (`"strict": null` is an
+    // error, not "unset"), and the schema says the same, as the flow schema does.
+    botmesh_flow_schema::strip_null_from_optional_properties(&mut schema);
     if let Value::Object(root) = &mut schema {
         root.insert("$comment".to_owned(), Value::String(COMMENT.to_owned()));
     }
@@ -314,39 +316,6 @@ pub fn flowtest_schema_string() -> String {
 /// schema`; a test fails when it differs from the generated schema), so a server can serve
 /// the schema without generating it.
 pub const FLOWTEST_SCHEMA_JSON: &str = include_str!("../flowtest.schema.json");
-
-/// Removes the `null` that `schemars` allows for every `Option` field: the reader refuses a
-/// `null` where a key may only be left out (`"strict": null` is an error, not "unset"), and
-/// the schema must say the same. `["boolean", "null"]` becomes `"boolean"`, an `anyOf` of a
-/// type and `null` the type itself. Values of any JSON (`returns`, `variables`) keep no type.
-fn without_null(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::Array(types)) = map.get_mut("type") {
-                types.retain(|t| t != "null");
-                if types.len() == 1 {
-                    let only = types.remove(0);
-                    map.insert("type".to_owned(), only);
-                }
-            }
-            if let Some(Value::Array(choices)) = map.get_mut("anyOf") {
-                choices.retain(|c| c.get("type").is_none_or(|t| t != "null"));
-                if choices.len() == 1 {
-                    let only = choices.remove(0);
-                    map.remove("anyOf");
-                    if let Value::Object(only) = only {
-                        for (key, value) in only {
-                            map.entry(key).or_insert(value);
-                        }
-                    }
-                }
-            }
-            map.values_mut().for_each(without_null);
-        }
-        Value::Array(items) => items.iter_mut().for_each(without_null),
-        _ => {}
-    }
-}
 
 fn sorted(value: Value) -> Value {
     match value {
