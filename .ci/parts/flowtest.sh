@@ -6,7 +6,13 @@
 # - the JUnit XML of a passing and of a failing run is read by a real JUnit parser
 #   (junitparser, from PyPI, into a venv under target/): the suites, the case counts, the failure
 #   with its message and its file and line,
-# - the exit codes: 1 for a failing case, 2 for a malformed test file (naming FILE:LINE:COL).
+# - the exit codes: 1 for a failing case, 2 for a malformed test file (naming FILE:LINE:COL),
+# - the GitHub Action's commands (tools/action/gate.sh, exactly what action.yml runs, here with
+#   the release binary instead of the npm package): on examples/ with --min-coverage 100 and
+#   --max-warnings 0 it passes; on a copy where one example is broken (a branch case sent to
+#   the wrong step) it exits 1 with the annotations a pull request would show: the failing
+#   case on the test file and on the flow step, the unreachable step's warning, the
+#   max-warnings and coverage gates, and a JUnit file that junitparser reads.
 # Builds the release binary unless BOTMESH_BIN names one. Quiet on success but for a summary.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -120,3 +126,64 @@ status=0
 [ ! -s "$work/out.txt" ] || { echo "flowtest: stdout must stay empty on exit 2" >&2; exit 1; }
 grep -q "bad.flowtest.json:2:" "$work/err.txt" || { cat "$work/err.txt" >&2; exit 1; }
 echo "flowtest: exit codes 1 and 2 as documented"
+
+# The GitHub Action's gate (action.yml runs tools/action/gate.sh; so does this).
+gate() {
+  BOTMESH="$bin" MIN_COVERAGE=100 MAX_WARNINGS=0 bash tools/action/gate.sh
+}
+FLOWS=examples/flows SUBFLOWS=examples/flows TESTS=examples/tests JUNIT_FILE="$work/gate.xml" \
+  gate >"$work/gate.out" 2>&1 || { cat "$work/gate.out" >&2; echo "flowtest: the gate fails on examples/" >&2; exit 1; }
+grep -q "^edge coverage 100.0% (26/26 edges) meets --min-coverage 100%$" "$work/gate.out" \
+  || { cat "$work/gate.out" >&2; exit 1; }
+# The broken copy: order_status sends a shipped order to the "being prepared" answer, so
+# the step "shipped" is unreachable (a warning) and a strict case fails; and its test file
+# loses the case that runs out of retries, so an edge goes uncovered.
+mkdir -p "$work/broken"
+cp -r examples/flows examples/tests "$work/broken/"
+python3 - "$work/broken" <<'PY'
+import json, sys
+flow, tests = f"{sys.argv[1]}/flows/order-status.json", f"{sys.argv[1]}/tests/order-status.flowtest.json"
+text = open(flow).read()
+old = '"value": "shipped" }, "next": "shipped" }'
+assert old in text, "the example changed: update the broken copy in .ci/parts/flowtest.sh"
+open(flow, "w").write(text.replace(old, '"value": "shipped" }, "next": "pending" }'))
+suite = json.load(open(tests))
+suite["tests"] = [c for c in suite["tests"] if "not numbers" not in c["name"]]
+json.dump(suite, open(tests, "w"), indent=2)
+PY
+status=0
+FLOWS="$work/broken/flows" SUBFLOWS="$work/broken/flows" TESTS="$work/broken/tests" \
+  JUNIT_FILE="$work/broken.xml" gate >"$work/broken.out" 2>&1 || status=$?
+[ "$status" = 1 ] || { cat "$work/broken.out" >&2; echo "flowtest: the gate on a broken example must exit 1, got $status" >&2; exit 1; }
+python3 - "$work/broken.out" "$work/broken" <<'PY'
+import re, sys
+out, root = open(sys.argv[1]).read(), sys.argv[2]
+flow, tests = f"{root}/flows/order-status.json", f"{root}/tests/order-status.flowtest.json"
+def line_of(path, step):
+    needle = '"id": "%s"' % step
+    return next(i for i, l in enumerate(open(path), 1) if needle in l)
+wanted = [
+    # check: the unreachable step, and the warnings gate.
+    rf"::warning file={re.escape(flow)},line={line_of(flow, 'shipped')},col=\d+,.*title=unreachable-step::",
+    r"::error title=max-warnings::too many warnings: 1, more than --max-warnings 0 allows",
+    # test: the failing case on the test file, and on the flow step where it stopped.
+    rf"::error file={re.escape(tests)},line=\d+,col=\d+,title=a shipped order is on its way%2C turn 2 \(strict\)::",
+    rf"::error file={re.escape(flow)},line={line_of(flow, 'pending')},col=\d+,endLine=\d+,endColumn=\d+,title=a shipped order is on its way%2C turn 2 \(strict\)::in case",
+    r"::error title=coverage::edge coverage 96.1%25 \(25/26 edges\) is below --min-coverage 100%25",
+]
+missing = [w for w in wanted if not re.search(w, out)]
+if missing:
+    sys.exit(f"flowtest: the broken gate's annotations lack {missing}:\n{out}")
+PY
+"$venv/bin/python" - "$work/broken.xml" <<'PY'
+import sys
+from junitparser import JUnitXml, Failure
+report = JUnitXml.fromfile(sys.argv[1])
+failed = sorted(case.name for suite in report for case in suite if not case.is_passed)
+assert failed == [
+    "a shipped order is on its way",
+    "edge coverage at least 100%",
+    "my order: the order_status subflow answers, then goodbye about the order",
+], failed
+PY
+echo "flowtest: the action's gate passes on examples/ and fails on a broken copy (exit 1; annotations on the test file, the flow step and both gates; JUnit read)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Real-client check with the official TypeScript SDK (@modelcontextprotocol/sdk, pinned in
 // package.json): spawn the server over stdio, initialize, list tools, call `flow_validate` on a
-// small valid document, and check what a user of the SDK relies on.
+// small valid document, and check what a user of the SDK relies on (flow_render, flow_simulate,
+// flow_test with loose and strict cases and generate: true, flow_schema's test file schema).
 //
 // usage: node ts-client.mjs [--expect VERSION] [--label TEXT] [--timeout SECONDS] -- COMMAND [ARGS...]
 //
@@ -199,8 +200,55 @@ async function main() {
     check(report.valid === true && report.totals?.passed === 1 && report.totals?.failed === 1, `flow_test totals ${JSON.stringify(report.totals)}`)
     check(report.cases?.[1]?.failure?.path === '/tests/1/turns/1', `flow_test failure ${JSON.stringify(report.cases?.[1])}`)
     check(report.coverage?.flows?.[0]?.uncoveredEdges?.length === 0, `flow_test coverage ${JSON.stringify(report.coverage)}`)
+    // Strict cases: one checks every message and passes; one stops checking before the last
+    // message, which a strict case does not allow: it fails naming that message's step.
+    const strict = await client.callTool({
+      name: 'flow_test',
+      arguments: {
+        document: SIMULATION.document,
+        tests: {
+          strict: true,
+          tests: [
+            {
+              name: 'every message',
+              handlers: SIMULATION.handlers,
+              turns: [
+                { bot: { type: 'buttons', text: 'Size?' } },
+                { user: { tap: 'large' } },
+                { bot: { step: 'name', text: 'Name?' } },
+                { user: 'Ana' },
+                { bot: { step: 'bye', text: 'Ticket T-1 for Ana, large.' } },
+              ],
+              expect: { outcome: 'ended' },
+            },
+            {
+              name: 'an extra message',
+              handlers: SIMULATION.handlers,
+              turns: [{ bot: { type: 'buttons' } }, { user: { tap: 'small' } }, { bot: { text: 'Name?' } }, { user: 'Bo' }],
+            },
+          ],
+        },
+      },
+    })
+    check(strict.isError !== true, `flow_test strict answered isError: ${JSON.stringify(strict.content)}`)
+    const strictReport = strict.structuredContent ?? JSON.parse(strict.content?.[0]?.text ?? '{}')
+    check(strictReport.cases?.[0]?.passed === true, `flow_test strict case ${JSON.stringify(strictReport.cases?.[0])}`)
+    const extra = strictReport.cases?.[1]?.failure
+    check(
+      extra?.check === 'strict, after the last turn' && extra.at?.step === 'bye' && extra.at?.reason === 'unexpected-message',
+      `flow_test strict failure ${JSON.stringify(extra)}`,
+    )
+    // A generated suite passes and takes every edge of this flow.
+    const generated = await client.callTool({ name: 'flow_test', arguments: { document: SIMULATION.document, generate: true } })
+    check(generated.isError !== true, `flow_test generate answered isError: ${JSON.stringify(generated.content)}`)
+    const suite = generated.structuredContent ?? JSON.parse(generated.content?.[0]?.text ?? '{}')
+    check(suite.totals?.failed === 0 && suite.tests?.tests?.length > 0, `flow_test generate totals ${JSON.stringify(suite.totals)}`)
+    check(suite.coverage?.flows?.every((f) => f.edgesCovered === f.edges), `flow_test generate coverage ${JSON.stringify(suite.coverage)}`)
+    // The schema an agent writes test files from.
+    const testSchema = await client.callTool({ name: 'flow_schema', arguments: { form: 'flowtest' } })
+    check(testSchema.structuredContent?.schema?.properties?.strict?.type === 'boolean', 'flow_schema flowtest has no strict')
     console.log(
-      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars; 150 steps: overview ${ow}x${oh}, ${pages} pages, pages 1-2 ${sizes.join(' ')}; flow_simulate ${transcript.split('\n').length - 1} lines; flow_test ${report.totals.passed}/${report.totals.cases} passed`,
+      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars; 150 steps: overview ${ow}x${oh}, ${pages} pages, pages 1-2 ${sizes.join(' ')}; flow_simulate ${transcript.split('\n').length - 1} lines; flow_test ${report.totals.passed}/${report.totals.cases} passed, strict 1/2 (extra message at ${extra.at.step}), generated ${suite.tests.tests.length} cases`,
     )
   } finally {
     await client.close()

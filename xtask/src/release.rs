@@ -166,7 +166,32 @@ pub(crate) fn version_problems(
             }
         }
     }
+    // The GitHub Action at the repository root installs @botmesh/mcp at its `version`
+    // input's default: the release it ships with.
+    let action = npm.parent().map(|root| root.join("action.yml"));
+    if let Some(action) = action.filter(|a| a.is_file()) {
+        let text = std::fs::read_to_string(&action)?;
+        match action_version_default(&text) {
+            Some(found) if found == version => {}
+            found => problems.push(format!(
+                "action.yml installs @botmesh/mcp@{} by default (inputs.version.default), the workspace has {version}",
+                found.unwrap_or("(none)")
+            )),
+        }
+    }
     Ok(problems)
+}
+
+/// The `default` of the `version` input of an action.yml (a two-space indented `inputs:`
+/// block, as ours is written), without its quotes.
+fn action_version_default(text: &str) -> Option<&str> {
+    text.lines()
+        .skip_while(|l| l.trim_end() != "inputs:")
+        .skip_while(|l| l.trim_end() != "  version:")
+        .skip(1)
+        .take_while(|l| l.starts_with("    ") || l.trim().is_empty())
+        .find_map(|l| l.trim().strip_prefix("default:"))
+        .map(|v| v.trim().trim_matches('"').trim_matches('\''))
 }
 
 /// The published crates in publishing order, or the problems that forbid an order.
@@ -458,6 +483,14 @@ mod tests {
         assert_eq!(version, env!("CARGO_PKG_VERSION"));
         let problems = version_problems(&crates, &root.join("npm"), &version).unwrap();
         assert_eq!(problems, Vec::<String>::new());
+        let action = std::fs::read_to_string(root.join("action.yml")).unwrap();
+        assert_eq!(action_version_default(&action), Some(version.as_str()));
+        assert_eq!(
+            action_version_default(
+                "inputs:\n  flows:\n    default: x\n  version:\n    description: v\n    default: \"9.9.9\"\nruns:\n"
+            ),
+            Some("9.9.9")
+        );
         let order = crate_order(&crates).unwrap();
         // Every published crate, each after what it needs, xtask never.
         assert_eq!(order.len(), crates.iter().filter(|c| c.published).count());

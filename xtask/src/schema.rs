@@ -1,5 +1,6 @@
 //! `cargo xtask schema [--check]`: writes (or checks) `docs/schema/flowtest.schema.json` (the
-//! conversation test files' schema, from `botmesh-flow-runtime`'s model) and
+//! conversation test files' schema, from `botmesh-flow-runtime`'s model, and the same bytes in
+//! `crates/flow-runtime/flowtest.schema.json`, embedded as `FLOWTEST_SCHEMA_JSON`) and
 //! `docs/schema/flow.schema.json`, the JSON
 //! Schema generated from the Rust types of `botmesh-flow-schema`, and the same bytes in
 //! `crates/flow-schema/flow.schema.json` (embedded in the library as `FLOW_SCHEMA_JSON`, so the
@@ -14,8 +15,12 @@ const SCHEMA_FILES: [&str; 2] = [
 ];
 
 /// The schema of conversation test files (`*.flowtest.json`), generated from the runtime's
-/// model.
-const FLOWTEST_SCHEMA_FILE: &str = "docs/schema/flowtest.schema.json";
+/// model: the one editors fetch, and the copy the runtime embeds as `FLOWTEST_SCHEMA_JSON`
+/// (served by `flow_schema` with `form: "flowtest"`).
+const FLOWTEST_SCHEMA_FILES: [&str; 2] = [
+    "docs/schema/flowtest.schema.json",
+    "crates/flow-runtime/flowtest.schema.json",
+];
 
 pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
     let check = match args {
@@ -28,7 +33,9 @@ pub(crate) fn run(args: &[&str]) -> Result<(), Box<dyn Error>> {
         crate::generated::update(file, &contents, check, "schema")?;
     }
     let tests = botmesh_flow_runtime::flowtest_schema_string();
-    crate::generated::update(FLOWTEST_SCHEMA_FILE, &tests, check, "schema")?;
+    for file in FLOWTEST_SCHEMA_FILES {
+        crate::generated::update(file, &tests, check, "schema")?;
+    }
     Ok(())
 }
 
@@ -46,11 +53,11 @@ fn schema_is_fresh() {
 #[test]
 fn flowtest_schema_is_fresh() {
     let contents = botmesh_flow_runtime::flowtest_schema_string();
-    let path = crate::project_root().join(FLOWTEST_SCHEMA_FILE);
-    if let Err(error) =
-        crate::generated::ensure_fresh(FLOWTEST_SCHEMA_FILE, &path, &contents, "schema")
-    {
-        panic!("{error}");
+    for file in FLOWTEST_SCHEMA_FILES {
+        let path = crate::project_root().join(file);
+        if let Err(error) = crate::generated::ensure_fresh(file, &path, &contents, "schema") {
+            panic!("{error}");
+        }
     }
 }
 

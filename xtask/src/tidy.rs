@@ -60,13 +60,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     ("botmesh-mcp-http", &["botmesh-mcp"]),
-    // `check` runs the analyzer and `render` the renderer directly (`botmesh_mcp` exports no
-    // engine).
+    // `check` runs the analyzer, `render` the renderer and `migrate` flow-schema's migration
+    // directly (`botmesh_mcp` exports no engine).
     (
         "botmesh-mcp-cli",
         &[
             "botmesh-mcp",
             "botmesh-mcp-http",
+            "botmesh-flow-schema",
             "botmesh-flow-analyzer",
             "botmesh-flow-render",
             "botmesh-flow-runtime",
@@ -429,6 +430,7 @@ fn environment_problems(path: &str, text: &str) -> Vec<String> {
 /// writes (no tool writes to disk). The documents of [`WRITERS_NAMED_IN`] name every command.
 const WRITERS: &[(&str, &str)] = &[
     ("crates/mcp-bin/src/check.rs", "check --fix"),
+    ("crates/mcp-bin/src/migrate.rs", "migrate --write"),
     ("crates/mcp-bin/src/render.rs", "render -o"),
     ("crates/mcp-http/src/audit.rs", "--audit"),
     ("crates/mcp-http/src/tokens.rs", "token new"),
@@ -958,7 +960,8 @@ mod tests {
             );
             assert!(writer_problems(elsewhere, text).is_empty(), "{elsewhere}");
         }
-        let page = "Only `check --fix`, `render -o FILE` and `token new` write files.";
+        let page =
+            "Only `check --fix`, `migrate --write`, `render -o FILE` and `token new` write files.";
         assert_eq!(
             writers_named_problems("README.md", page),
             [

@@ -126,7 +126,8 @@ pub use mermaid::{
     Direction, MAX_EDGE_LABEL_CHARS, MAX_ID_CHARS, MAX_TEXT_CHARS, escape_label, render_mermaid,
 };
 pub use report::{
-    FileReport, Finding, INVALID_CODE, MIGRATION_CODE, NOT_JSON_CODE, ReportFormat, check_document,
-    parse_source, render_report,
+    FLOWTEST_CODE, FileReport, Finding, INVALID_CODE, MIGRATION_CODE, NOT_JSON_CODE, ReportFormat,
+    check_document, drop_repeated_findings, is_flowtest_file, parse_source, render_report,
+    warning_count,
 };
 pub use serde_json::Value;

@@ -23,7 +23,7 @@ pub enum ReportFormat {
     Text,
     /// One JSON object: `{ files: [...], summary }`.
     Json,
-    /// GitHub Actions workflow commands (`::error file=…,title=…::…`).
+    /// GitHub Actions workflow commands (`::error file=…,title=…::…`), then the count line.
     Github,
 }
 
@@ -65,6 +65,14 @@ pub const INVALID_CODE: &str = "invalid";
 pub const MIGRATION_CODE: &str = "migration-needed";
 /// The pseudo-code of a file whose text is not JSON.
 pub const NOT_JSON_CODE: &str = "not-json";
+/// The pseudo-code of a conversation test file given to `check` (an info: it is not checked).
+pub const FLOWTEST_CODE: &str = "flowtest-file";
+
+/// True when a JSON value has the shape of a conversation test file (`*.flowtest.json`,
+/// runtime spec §9) rather than of a flow: an object with a `tests` array and no `steps`.
+pub fn is_flowtest_file(value: &Value) -> bool {
+    value.get("tests").is_some_and(Value::is_array) && value.get("steps").is_none()
+}
 
 /// One finding of a checked file, in output order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,6 +143,27 @@ impl FileReport {
         }
     }
 
+    /// The report of a conversation test file given as a flow: one [`FLOWTEST_CODE`] info at
+    /// its `tests` key saying to run it with `botmesh-mcp test`; nothing in it is checked.
+    pub fn flowtest_file(file: &str) -> FileReport {
+        FileReport {
+            file: file.to_owned(),
+            valid: true,
+            summary: AnalysisSummary::default(),
+            findings: vec![Finding {
+                file: file.to_owned(),
+                severity: Severity::Info,
+                code: FLOWTEST_CODE.to_owned(),
+                path: "/tests".to_owned(),
+                message: format!(
+                    "this is a conversation test file (a \"tests\" array and no \"steps\"), not a flow; run it with botmesh-mcp test {file}"
+                ),
+                at_key: true,
+                location: None,
+            }],
+        }
+    }
+
     /// Gives every finding its position, from the source map of the file it is in
     /// (`map_of(file)`; a file without one keeps its findings without positions).
     pub fn locate<'m>(&mut self, map_of: impl Fn(&str) -> Option<&'m SourceMap>) {
@@ -176,7 +205,7 @@ pub fn check_document(file: &str, document: &Value, subflows: &[(&str, &Value)])
                 code: MIGRATION_CODE.to_owned(),
                 path: "/version".to_owned(),
                 message: format!(
-                    "this is a version {version} document; migrate it to version 2 with flow_migrate, then check it again"
+                    "this is a version {version} document; migrate it to version 2 with botmesh-mcp migrate --write {name} (flow_migrate over MCP), then check it again"
                 ),
                 at_key: false,
                 location: None,
@@ -248,13 +277,55 @@ fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
-/// Renders the reports of every checked file (in the order given), ending with a newline.
-pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
+/// Drops each finding an earlier report already has (same file, severity, code, pointer and
+/// message): a subflow checked with several files, or also as a file of its own, is reported
+/// once, so the counts (and `--max-warnings`) do not grow with the number of files that call it.
+pub fn drop_repeated_findings(reports: &mut [FileReport]) {
+    let mut seen = std::collections::HashSet::new();
+    for report in reports {
+        report.findings.retain(|f| {
+            seen.insert((
+                f.file.clone(),
+                f.severity as usize,
+                f.code.clone(),
+                f.path.clone(),
+                f.message.clone(),
+            ))
+        });
+    }
+}
+
+/// The warnings of every report: what `--max-warnings` counts (infos and errors do not).
+pub fn warning_count(reports: &[FileReport]) -> usize {
+    reports
+        .iter()
+        .flat_map(|r| &r.findings)
+        .filter(|f| f.severity == Severity::Warning)
+        .count()
+}
+
+/// The line `check` adds when there are more warnings than `--max-warnings` allows.
+fn too_many_warnings(warnings: usize, max: Option<usize>) -> Option<String> {
+    let max = max.filter(|max| warnings > *max)?;
+    Some(format!(
+        "too many warnings: {warnings}, more than --max-warnings {max} allows"
+    ))
+}
+
+/// Renders the reports of every checked file (in the order given), ending with a newline;
+/// with `max_warnings`, says when the warnings are more than that (text: a last line; JSON:
+/// `summary.maxWarnings` and `summary.tooManyWarnings`; GitHub: an error annotation).
+pub fn render_report(
+    reports: &[FileReport],
+    format: ReportFormat,
+    max_warnings: Option<usize>,
+) -> String {
     let mut counts = [0usize; 3];
     for finding in reports.iter().flat_map(|r| &r.findings) {
         counts[finding.severity as usize] += 1;
     }
     let [errors, warnings, infos] = counts;
+    let too_many = too_many_warnings(warnings, max_warnings);
     let mut out = String::new();
     match format {
         ReportFormat::Text => {
@@ -278,15 +349,10 @@ pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
                     one_line(&finding.message)
                 );
             }
-            let _ = writeln!(
-                out,
-                "checked {} {}: {errors} {}, {warnings} {}, {infos} {}",
-                reports.len(),
-                plural(reports.len(), "file", "files"),
-                plural(errors, "error", "errors"),
-                plural(warnings, "warning", "warnings"),
-                plural(infos, "info", "infos"),
-            );
+            let _ = writeln!(out, "{}", count_line(reports.len(), counts));
+            if let Some(line) = &too_many {
+                let _ = writeln!(out, "{line}");
+            }
         }
         ReportFormat::Json => {
             let files: Vec<Value> = reports
@@ -321,10 +387,14 @@ pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
                     })
                 })
                 .collect();
-            let value = json!({
+            let mut value = json!({
                 "files": files,
                 "summary": { "files": reports.len(), "errors": errors, "warnings": warnings, "infos": infos },
             });
+            if let Some(max) = max_warnings {
+                value["summary"]["maxWarnings"] = json!(max);
+                value["summary"]["tooManyWarnings"] = json!(too_many.is_some());
+            }
             out = serde_json::to_string_pretty(&value).unwrap_or_default();
             out.push('\n');
         }
@@ -350,9 +420,25 @@ pub fn render_report(reports: &[FileReport], format: ReportFormat) -> String {
                     escape_data(&format!("{}: {}", finding.path, finding.message)),
                 );
             }
+            // The count as a plain line of the log, as in the text form.
+            let _ = writeln!(out, "{}", count_line(reports.len(), counts));
+            if let Some(line) = &too_many {
+                let _ = writeln!(out, "::error title=max-warnings::{}", escape_data(line));
+            }
         }
     }
     out
+}
+
+/// `checked 2 files: 1 error, 0 warnings, 1 info`.
+fn count_line(files: usize, [errors, warnings, infos]: [usize; 3]) -> String {
+    format!(
+        "checked {files} {}: {errors} {}, {warnings} {}, {infos} {}",
+        plural(files, "file", "files"),
+        plural(errors, "error", "errors"),
+        plural(warnings, "warning", "warnings"),
+        plural(infos, "info", "infos"),
+    )
 }
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {

@@ -719,13 +719,15 @@ fn check_reports_in_text_json_and_github() {
         lint_implicit_end_hit.json: info[implicit-end] /steps/1: a path through step "more" falls off the end of steps; add an end (or handoff) step so the flow ends on purpose
         checked 3 files: 1 error, 0 warnings, 1 info
     "#]]
-    .assert_eq(&render_report(&reports, ReportFormat::Text));
+    .assert_eq(&render_report(&reports, ReportFormat::Text, None));
     expect![[r#"
         ::error file=lint_missing_subflow_hit.json,title=missing-subflow::/steps/0/flow: flow "payment" is not in the set; pass it in subflows or correct the flow id
         ::notice file=lint_implicit_end_hit.json,title=implicit-end::/steps/1: a path through step "more" falls off the end of steps; add an end (or handoff) step so the flow ends on purpose
+        checked 3 files: 1 error, 0 warnings, 1 info
     "#]]
-    .assert_eq(&render_report(&reports, ReportFormat::Github));
-    let json: Value = serde_json::from_str(&render_report(&reports, ReportFormat::Json)).unwrap();
+    .assert_eq(&render_report(&reports, ReportFormat::Github, None));
+    let json: Value =
+        serde_json::from_str(&render_report(&reports, ReportFormat::Json, None)).unwrap();
     assert_eq!(
         json["summary"],
         json!({"files": 3, "errors": 1, "warnings": 0, "infos": 1})
@@ -750,18 +752,102 @@ fn check_names_the_subflow_file_a_finding_is_in() {
 }
 
 #[test]
-fn check_reports_migration_as_an_error_naming_flow_migrate() {
+fn check_reports_migration_as_an_error_naming_the_migrate_command_and_flow_migrate() {
     let old = json!({"version": 1, "id": "old", "steps": [{"id": "a", "kind": "end"}]});
     let legacy = json!({"name": "Legacy", "steps": [{"type": "text", "message": "hi"}]});
     let report = check_document("old.json", &old, &[("legacy.json", &legacy)]);
     assert!(report.has_errors());
-    let lines = render_report(&[report], ReportFormat::Text);
+    let lines = render_report(&[report], ReportFormat::Text, None);
     expect![[r#"
-        old.json: error[migration-needed] /version: this is a version 1 document; migrate it to version 2 with flow_migrate, then check it again
-        legacy.json: error[migration-needed] /version: this is a version 0 document; migrate it to version 2 with flow_migrate, then check it again
+        old.json: error[migration-needed] /version: this is a version 1 document; migrate it to version 2 with botmesh-mcp migrate --write old.json (flow_migrate over MCP), then check it again
+        legacy.json: error[migration-needed] /version: this is a version 0 document; migrate it to version 2 with botmesh-mcp migrate --write legacy.json (flow_migrate over MCP), then check it again
         checked 1 file: 2 errors, 0 warnings, 0 infos
     "#]]
     .assert_eq(&lines);
+}
+
+#[test]
+fn max_warnings_counts_warnings_only_and_says_so_in_every_format() {
+    let finding = |severity, code: &str| Finding {
+        file: "a.json".to_owned(),
+        severity,
+        code: code.to_owned(),
+        path: "/steps/0".to_owned(),
+        message: "m".to_owned(),
+        at_key: false,
+        location: None,
+    };
+    let reports = vec![FileReport {
+        file: "a.json".to_owned(),
+        valid: true,
+        summary: AnalysisSummary::default(),
+        findings: vec![
+            finding(Severity::Warning, "w1"),
+            finding(Severity::Info, "i"),
+            finding(Severity::Warning, "w2"),
+        ],
+    }];
+    assert_eq!(warning_count(&reports), 2);
+    // At the limit: nothing more is said.
+    assert_eq!(
+        render_report(&reports, ReportFormat::Text, Some(2)),
+        render_report(&reports, ReportFormat::Text, None)
+    );
+    expect![[r#"
+        a.json: warning[w1] /steps/0: m
+        a.json: info[i] /steps/0: m
+        a.json: warning[w2] /steps/0: m
+        checked 1 file: 0 errors, 2 warnings, 1 info
+        too many warnings: 2, more than --max-warnings 1 allows
+    "#]]
+    .assert_eq(&render_report(&reports, ReportFormat::Text, Some(1)));
+    let github = render_report(&reports, ReportFormat::Github, Some(0));
+    assert!(
+        github.ends_with(
+            "::error title=max-warnings::too many warnings: 2, more than --max-warnings 0 allows\n"
+        ),
+        "{github}"
+    );
+    let json: Value =
+        serde_json::from_str(&render_report(&reports, ReportFormat::Json, Some(1))).unwrap();
+    assert_eq!(json["summary"]["maxWarnings"], 1);
+    assert_eq!(json["summary"]["tooManyWarnings"], true);
+    let json: Value =
+        serde_json::from_str(&render_report(&reports, ReportFormat::Json, None)).unwrap();
+    assert!(json["summary"].get("tooManyWarnings").is_none());
+}
+
+#[test]
+fn a_subflow_checked_with_several_files_is_reported_once() {
+    let sub = report_for("lint_implicit_end_hit");
+    let mut reports = vec![sub.clone(), sub.clone(), sub];
+    drop_repeated_findings(&mut reports);
+    let counts: Vec<usize> = reports.iter().map(|r| r.findings.len()).collect();
+    assert_eq!(counts, [1, 0, 0]);
+    assert_eq!(
+        render_report(&reports, ReportFormat::Text, None)
+            .lines()
+            .last(),
+        Some("checked 3 files: 0 errors, 0 warnings, 1 info")
+    );
+}
+
+#[test]
+fn a_conversation_test_file_is_told_apart_by_its_shape() {
+    assert!(is_flowtest_file(&json!({ "tests": [] })));
+    assert!(is_flowtest_file(
+        &json!({ "flows": ["a.json"], "tests": [{ "name": "x" }] })
+    ));
+    assert!(!is_flowtest_file(&json!({ "tests": [], "steps": [] })));
+    assert!(!is_flowtest_file(&json!({ "tests": {} })));
+    assert!(!is_flowtest_file(&json!({ "name": "legacy", "steps": [] })));
+    let report = FileReport::flowtest_file("t/a.flowtest.json");
+    assert!(!report.has_errors());
+    expect![[r#"
+        t/a.flowtest.json: info[flowtest-file] /tests: this is a conversation test file (a "tests" array and no "steps"), not a flow; run it with botmesh-mcp test t/a.flowtest.json
+        checked 1 file: 0 errors, 0 warnings, 1 info
+    "#]]
+    .assert_eq(&render_report(&[report], ReportFormat::Text, None));
 }
 
 #[test]
@@ -782,8 +868,9 @@ fn github_annotations_escape_their_fields() {
     };
     expect![[r#"
         ::warning file=dir%2Cwith%3Aodd%25name.json,title=duplicate-title::/steps/0: 50%25 of%0Ait
+        checked 1 file: 0 errors, 1 warning, 0 infos
     "#]]
-    .assert_eq(&render_report(&[report], ReportFormat::Github));
+    .assert_eq(&render_report(&[report], ReportFormat::Github, None));
 }
 
 #[test]
@@ -797,13 +884,15 @@ fn findings_carry_the_line_and_column_of_their_member() {
         pos.json:5:49: error[invalid] /steps/0/goto: unknown property "goto" (did you mean "next"?)
         checked 1 file: 2 errors, 0 warnings, 0 infos
     "#]]
-    .assert_eq(&render_report(std::slice::from_ref(&report), ReportFormat::Text));
+    .assert_eq(&render_report(std::slice::from_ref(&report), ReportFormat::Text, None));
     expect![[r#"
         ::error file=pos.json,line=5,col=45,endLine=5,endColumn=47,title=invalid::/steps/0/text: must be a string of 1-4096 characters, found an empty string
         ::error file=pos.json,line=5,col=49,endLine=5,endColumn=55,title=invalid::/steps/0/goto: unknown property "goto" (did you mean "next"?)
+        checked 1 file: 2 errors, 0 warnings, 0 infos
     "#]]
-    .assert_eq(&render_report(std::slice::from_ref(&report), ReportFormat::Github));
-    let json: Value = serde_json::from_str(&render_report(&[report], ReportFormat::Json)).unwrap();
+    .assert_eq(&render_report(std::slice::from_ref(&report), ReportFormat::Github, None));
+    let json: Value =
+        serde_json::from_str(&render_report(&[report], ReportFormat::Json, None)).unwrap();
     assert_eq!(
         json["files"][0]["findings"][1],
         json!({"file": "pos.json", "severity": "error", "code": "invalid", "path": "/steps/0/goto",
@@ -817,7 +906,7 @@ fn findings_carry_the_line_and_column_of_their_member() {
         broken.json:3:1: error[not-json] (root): the file is not JSON: trailing comma
         checked 1 file: 1 error, 0 warnings, 0 infos
     "#]]
-    .assert_eq(&render_report(&[report], ReportFormat::Text));
+    .assert_eq(&render_report(&[report], ReportFormat::Text, None));
 }
 
 #[test]
@@ -1003,7 +1092,7 @@ fn the_text_report_keeps_every_finding_on_one_line() {
         "steps": [{ "id": "x", "kind": "end", "bad\nz.json: info[fake] /x: all good": 1 }]
     });
     let report = crate::check_document("flow.json", &document, &[]);
-    let text = crate::render_report(&[report], crate::ReportFormat::Text);
+    let text = crate::render_report(&[report], crate::ReportFormat::Text, None);
     assert!(
         !text.lines().any(|line| line.starts_with("z.json")),
         "{text}"

@@ -86,9 +86,9 @@ pub use parse::parse_answer;
 pub use regex::{MAX_MATCH_WORK, MAX_PROGRAM, Pattern, PatternError};
 pub use set::{FlowSet, SetError};
 pub use testing::{
-    BotSpec, CaseRun, ContactSpec, ExpectSpec, Failure, MessageType, MockSpec, OutcomeSpec,
-    ReplySpec, StartSpec, TestCase, TestFile, TestIssue, TurnSpec, flowtest_schema,
-    flowtest_schema_string, message_text, run_case,
+    AtReason, BotSpec, CaseRun, ContactSpec, ExpectSpec, FLOWTEST_SCHEMA_JSON, Failure, FlowStep,
+    MessageType, MockSpec, OutcomeSpec, ReplySpec, StartSpec, TestCase, TestFile, TestIssue,
+    TurnSpec, flowtest_schema, flowtest_schema_string, message_text, run_case,
 };
 pub use value::{Scalar, js_number};
 

@@ -79,7 +79,10 @@ pub use model::{
 };
 pub use pointer::{escape_token, push_token, unescape_token};
 pub use program::{Program, is_variable_name};
-pub use schema::{FLOW_SCHEMA_JSON, json_schema, json_schema_string, limits_json, step_kinds};
+pub use schema::{
+    FLOW_SCHEMA_JSON, json_schema, json_schema_string, limits_json, step_kinds,
+    strip_null_from_optional_properties,
+};
 pub use source_map::{Location, Member, SourceMap, SyntaxError, edit_text, parse_with_positions};
 pub use validate::{
     Issue, MAX_PATTERN_PROGRAM, Summary, TOP_LEVEL_KEYS, Validation, re2_as_regex_syntax, validate,

@@ -146,8 +146,9 @@ fn sorted(value: Value) -> Value {
 }
 
 /// An absent optional property is written by leaving it out, never as `null`: removes the
-/// `null` alternative that `schemars` adds for `Option` fields that are not required.
-fn strip_null_from_optional_properties(schema: &mut Value) {
+/// `null` alternative that `schemars` adds for `Option` fields that are not required. The
+/// runtime's test file schema (`botmesh_flow_runtime::flowtest_schema`) follows the same rule.
+pub fn strip_null_from_optional_properties(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
             let required: Vec<String> = map

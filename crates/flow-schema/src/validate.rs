@@ -266,20 +266,26 @@ pub fn validate(document: &Value) -> Validation {
     v.finish(document)
 }
 
+/// What the `/version` issue tells the reader to do: the same words to an agent over MCP
+/// (`flow_migrate`) and to a person at a terminal or in CI (`botmesh-mcp migrate`), since the
+/// issue cannot know which one reads it.
+const MIGRATE_FIRST: &str =
+    "migrate it first (flow_migrate, or botmesh-mcp migrate FILE on the command line)";
+
 /// Why `version` is not the current version, or `None` when it is.
 fn version_problem(version: Option<&Value>) -> Option<String> {
     let Some(version) = version else {
         return Some(format!(
-            "document has no version (read as version 0), the current version is {CURRENT_VERSION}: call flow_migrate first"
+            "document has no version (read as version 0), the current version is {CURRENT_VERSION}: {MIGRATE_FIRST}"
         ));
     };
     match as_integer(version) {
         Some(n) if n == CURRENT_VERSION as f64 => None,
         Some(n) if n == 0.0 || n == 1.0 => Some(format!(
-            "document version is {n}, the current version is {CURRENT_VERSION}: call flow_migrate first"
+            "document version is {n}, the current version is {CURRENT_VERSION}: {MIGRATE_FIRST}"
         )),
         _ => Some(format!(
-            "unsupported version {version}: the current version is {CURRENT_VERSION} (call flow_migrate to upgrade versions 0 and 1)"
+            "unsupported version {version}: the current version is {CURRENT_VERSION} (flow_migrate, or botmesh-mcp migrate FILE on the command line, upgrades versions 0 and 1)"
         )),
     }
 }
@@ -857,12 +863,12 @@ impl<'d> Validator<'d> {
                         kind,
                         legacy: Some(version),
                     }) => format!(
-                        "unknown step kind \"{}\" (did you mean \"{kind}\"? \"{}\" is the version {version} name, which flow_migrate converts)",
+                        "unknown step kind \"{}\" (did you mean \"{kind}\"? \"{}\" is the version {version} name, which flow_migrate and botmesh-mcp migrate convert)",
                         short(k),
                         short(k)
                     ),
                     Some(KindHint::Menu) => format!(
-                        "unknown step kind \"{}\": version 0's menu, which flow_migrate turns into \"buttons\" (up to {MAX_BUTTONS} options) or \"list\"",
+                        "unknown step kind \"{}\": version 0's menu, which flow_migrate and botmesh-mcp migrate turn into \"buttons\" (up to {MAX_BUTTONS} options) or \"list\"",
                         short(k)
                     ),
                     None => format!(

@@ -1,21 +1,29 @@
-//! `botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] [--fix
-//! [--unsafe-fixes] [--diff]] FILE...`: validates
-//! and lints flow documents with the same analyzer as the `flow_analyze` tool, so CI and an
-//! agent never disagree.
+//! `botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github] [--max-warnings N]
+//! [--fix [--unsafe-fixes] [--diff]] FILE...`: validates and lints flow documents with the
+//! same analyzer as the `flow_analyze` tool, so CI and an agent never disagree.
 //!
 //! Exit codes: 0 when no file has an error-severity finding, 1 when one has (an invalid
-//! document, a checked file that is not JSON, a document that needs `flow_migrate`, or an error
-//! diagnostic), 2 on a usage error, a file that cannot be read, or a `--subflows` file that is
-//! not JSON (the message names the file, line and column). Every file is read before anything
-//! is printed, so a failed read leaves stdout empty.
+//! document, a checked file that is not JSON, a document that needs migration, or an error
+//! diagnostic) or when there are more warnings than `--max-warnings` allows, 2 on a usage
+//! error, a file that cannot be read, or a `--subflows` file that is not JSON (the message
+//! names the file, line and column). Every file is read before anything is printed, so a
+//! failed read leaves stdout empty.
+//!
+//! `--max-warnings N` works as ESLint's: more than N warnings fail the run, with one line
+//! saying so; infos never count (ESLint has no infos; ours are advice, like its suggestions),
+//! and errors fail the run whatever N is.
 //!
 //! Files are read with positions (`botmesh_flow_schema::parse_with_positions`): every finding
 //! carries the line and column of the member its pointer names (the key of an unknown
 //! property, the value otherwise), and a checked file that is not JSON is one `not-json` error
-//! at the line and column where it stops being JSON.
+//! at the line and column where it stops being JSON. A conversation test file given as a FILE
+//! (a top-level `tests` array and no `steps`) is not checked: one `flowtest-file` info says
+//! to run it with `botmesh-mcp test`.
 //!
-//! `--subflows` may be repeated; a directory contributes its `*.json` files in name order. A
-//! checked file that is also among the subflows is left out of its own subflow set.
+//! A FILE may be a directory: its `*.json` files in name order, without the conversation test
+//! files (`*.flowtest.json`). `--subflows` may be repeated; a directory contributes its
+//! `*.json` files the same way. A checked file that is also among the subflows is left out of
+//! its own subflow set.
 //!
 //! `--fix` applies the safe fixes (and with `--unsafe-fixes` the unsafe ones too) of each
 //! checked file until none applies, and rewrites the file with minimal text edits at the fixed
@@ -35,16 +43,19 @@ use botmesh_flow_analyzer::{
 };
 
 const USAGE: &str = "usage: botmesh-mcp check [--subflows DIR|FILE]... [--format text|json|github]
-                         [--fix [--unsafe-fixes] [--diff]] FILE...
+                         [--max-warnings N] [--fix [--unsafe-fixes] [--diff]] FILE...
 
-Validates and lints flow documents (the flow_analyze engine).
+Validates and lints flow documents (the flow_analyze engine); a FILE may be a directory (its
+*.json files, test files *.flowtest.json left out).
   --subflows DIR|FILE   subflow documents the checked files may call (repeatable; a directory
                         contributes its *.json files)
   --format FORMAT       text (default), json, or github (Actions annotations)
+  --max-warnings N      fail (exit 1) when there are more than N warnings (infos do not count)
   --fix                 apply the safe fixes and rewrite the files (minimal text edits)
   --unsafe-fixes        with --fix, also apply the unsafe fixes
   --diff                with --fix, print the edits as a diff instead of writing them
-Exit status: 0 no errors, 1 errors found, 2 usage error or unreadable file.";
+Exit status: 0 no errors, 1 errors found or more warnings than --max-warnings, 2 usage error
+or unreadable file.";
 
 /// The usage text, which the top-level `--help` quotes.
 pub(crate) fn usage() -> &'static str {
@@ -58,6 +69,8 @@ struct Args {
     format: ReportFormat,
     files: Vec<PathBuf>,
     fix: FixMode,
+    /// `--max-warnings N`: more warnings than this fail the run.
+    max_warnings: Option<usize>,
 }
 
 /// What `--fix`, `--unsafe-fixes` and `--diff` ask for.
@@ -81,9 +94,19 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
     let mut format = ReportFormat::Text;
     let mut files = Vec::new();
     let mut fix = FixMode::default();
+    let mut max_warnings = None;
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Long("fix") => fix.fix = true,
+            Long("max-warnings") => {
+                let value = parser.value().map_err(|e| e.to_string())?;
+                let text = value.to_string_lossy();
+                max_warnings = Some(text.trim().parse::<usize>().map_err(|_| {
+                    format!(
+                        "--max-warnings takes a whole number of warnings (0 or more), not {text:?}"
+                    )
+                })?);
+            }
             Long("unsafe-fixes") => fix.include_unsafe = true,
             Long("diff") => fix.diff = true,
             Long("subflows") => {
@@ -112,6 +135,7 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
         format,
         files,
         fix,
+        max_warnings,
     }))
 }
 
@@ -155,8 +179,10 @@ fn io_error_kind(error: &std::io::Error) -> String {
     error.kind().to_string()
 }
 
-/// The subflow files: directories expanded to their `*.json` files in name order.
-pub(crate) fn subflow_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// The flow files of FILE and `--subflows` arguments: directories expanded to their `*.json`
+/// files in name order, leaving out conversation test files (`*.flowtest.json`), which may
+/// sit beside the flows. A directory with none is an error when `required`.
+pub(crate) fn flow_files(paths: &[PathBuf], required: bool) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for path in paths {
         if !path.is_dir() {
@@ -180,14 +206,29 @@ pub(crate) fn subflow_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 )
             })?;
             let file = entry.path();
-            if file.extension().is_some_and(|x| x == "json") && !file.is_dir() {
+            let test_file = file
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".flowtest.json"));
+            if file.extension().is_some_and(|x| x == "json") && !test_file && !file.is_dir() {
                 found.push(file);
             }
+        }
+        if found.is_empty() && required {
+            return Err(format!(
+                "{} has no flow file (*.json, not *.flowtest.json)",
+                path.display()
+            ));
         }
         found.sort();
         out.extend(found);
     }
     Ok(out)
+}
+
+/// The subflow files of `--subflows` arguments (see [`flow_files`]).
+pub(crate) fn subflow_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    flow_files(paths, false)
 }
 
 pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
@@ -210,16 +251,16 @@ fn execute(args: &Args) -> Result<(String, bool), String> {
             Err(error) => return Err(format!("{} is {error}", subflow.name)),
         }
     }
-    let mut documents: Vec<Located> = args
-        .files
+    let mut documents: Vec<Located> = flow_files(&args.files, true)?
         .iter()
         .map(|p| load_located(p))
         .collect::<Result<_, _>>()?;
     let mut fixed_lines = String::new();
     if args.fix.fix {
         for document in &mut documents {
-            if document.parsed.is_err() {
-                continue;
+            match &document.parsed {
+                Ok((value, _)) if !analyzer::is_flowtest_file(value) => {}
+                _ => continue,
             }
             let set: Vec<Value> = subflow_set
                 .iter()
@@ -280,7 +321,11 @@ fn execute(args: &Args) -> Result<(String, bool), String> {
             .iter()
             .map(|(s, value, _)| (s.name.as_str(), *value))
             .collect();
-        let mut report = analyzer::check_document(&document.name, value, &set);
+        let mut report = if analyzer::is_flowtest_file(value) {
+            analyzer::FileReport::flowtest_file(&document.name)
+        } else {
+            analyzer::check_document(&document.name, value, &set)
+        };
         report.locate(|file| {
             if file == document.name {
                 return Some(map);
@@ -292,8 +337,12 @@ fn execute(args: &Args) -> Result<(String, bool), String> {
         });
         reports.push(report);
     }
-    let failed = reports.iter().any(analyzer::FileReport::has_errors);
-    let report = analyzer::render_report(&reports, args.format);
+    analyzer::drop_repeated_findings(&mut reports);
+    let too_many = args
+        .max_warnings
+        .is_some_and(|max| analyzer::warning_count(&reports) > max);
+    let failed = too_many || reports.iter().any(analyzer::FileReport::has_errors);
+    let report = analyzer::render_report(&reports, args.format, args.max_warnings);
     // The JSON report stays one JSON value: what was fixed goes first only in the text forms.
     if args.format == ReportFormat::Json {
         if !fixed_lines.is_empty() {
@@ -449,6 +498,7 @@ mod tests {
                 format: ReportFormat::Github,
                 files: vec![PathBuf::from("a.json"), PathBuf::from("b.json")],
                 fix: FixMode::default(),
+                max_warnings: None,
             }))
         );
         assert_eq!(parse_args(os(&["--help"])), Ok(Command::Help));
@@ -486,6 +536,7 @@ mod tests {
             format: ReportFormat::Text,
             files: vec![good.clone(), missing.clone()],
             fix: FixMode::default(),
+            max_warnings: None,
         };
         let error = execute(&args).unwrap_err();
         assert_eq!(
@@ -545,6 +596,7 @@ mod tests {
             format: ReportFormat::Text,
             files: vec![dir.join("main.json")],
             fix: FixMode::default(),
+            max_warnings: None,
         };
         let (report, failed) = execute(&args).unwrap();
         assert!(!failed, "{report}");

@@ -4,7 +4,8 @@
 //! - `botmesh-mcp --http ADDR [...]` serves the same tools over Streamable HTTP (`http.rs`);
 //! - the subcommands of [`SUBCOMMANDS`], each in its module: `check` validates and lints flow
 //!   files for CI, `render` draws one as PNG or SVG, `chat` talks to one in a terminal, `test`
-//!   runs conversation test files;
+//!   runs conversation test files (with coverage, for CI), `migrate` brings version 0 and 1
+//!   flow files to version 2;
 //! - `botmesh-mcp token new --scopes LIST --tokens FILE` adds a bearer token for `--http`.
 //!
 //! `--help` is [`usage`]: this file's usage lines, then each subcommand's own, so the two never
@@ -16,6 +17,7 @@ mod check;
 mod env;
 mod http;
 mod logjson;
+mod migrate;
 mod render;
 mod test;
 
@@ -106,6 +108,11 @@ const SUBCOMMANDS: &[Subcommand] = &[
         name: "test",
         run: test::run,
         usage: test::usage,
+    },
+    Subcommand {
+        name: "migrate",
+        run: migrate::run,
+        usage: migrate::usage,
     },
 ];
 

@@ -257,7 +257,7 @@ fn argument_checks_are_tool_errors_with_one_sentence() {
         (
             "flow_schema",
             json!({"form": "yaml"}),
-            "invalid arguments for flow_schema: argument \"form\" must be one of \"compact\", \"json-schema\", not \"yaml\"",
+            "invalid arguments for flow_schema: argument \"form\" must be one of \"compact\", \"json-schema\", \"flowtest\", not \"yaml\"",
         ),
         (
             "flow_example",
@@ -626,6 +626,7 @@ fn typical_calls() -> Vec<(&'static str, Value)> {
         ("flow_digest", json!({ "document": example })),
         ("flow_schema", json!({})),
         ("flow_schema", json!({ "form": "json-schema" })),
+        ("flow_schema", json!({ "form": "flowtest" })),
         ("flow_example", json!({})),
         ("flow_render", json!({ "document": example })),
         (
@@ -648,7 +649,9 @@ fn typical_calls() -> Vec<(&'static str, Value)> {
             "flow_test",
             json!({ "document": example, "tests": { "tests": [
                 { "name": "a pizza starts", "start": { "message": "una pizza" }, "turns": [{ "bot": { "type": "buttons" } }] },
-                { "name": "a message it never sends", "turns": [{ "bot": { "text": "no such message" } }] }
+                { "name": "a message it never sends", "turns": [{ "bot": { "text": "no such message" } }] },
+                { "name": "strict: nothing else", "strict": true, "start": { "message": "una pizza" },
+                  "turns": [{ "bot": { "type": "buttons" } }], "expect": { "notPath": ["quote"] } }
             ] } }),
         ),
         (
@@ -1679,14 +1682,16 @@ fn flow_test_reports_the_failing_turn_totals_and_coverage() {
     );
     let failure = &structured["cases"][1]["failure"];
     assert_eq!(failure["path"], "/tests/1/turns/1");
-    assert_eq!(
-        failure["expected"],
-        "a message with text containing \"Pears\""
-    );
+    assert_eq!(failure["check"], "turn 1");
+    assert_eq!(failure["expected"], "a message containing \"Pears\"");
     // Every message since the start: no bot turn matched before.
     assert_eq!(
         failure["actual"],
-        "[menu] buttons: \"Pick\"; [apples] text: \"Apples it is.\""
+        "[shop/menu] buttons: \"Pick\"; [shop/apples] text: \"Apples it is.\""
+    );
+    assert_eq!(
+        failure["at"],
+        json!({ "flow": "shop", "step": "apples", "reason": "stopped" })
     );
     let flow = &structured["coverage"]["flows"][0];
     assert_eq!(flow["steps"], 3);
@@ -1694,6 +1699,118 @@ fn flow_test_reports_the_failing_turn_totals_and_coverage() {
     assert_eq!(flow["uncoveredSteps"], json!(["bread"]));
     assert_eq!(flow["uncoveredEdges"][0]["label"], "menu → \"Bread\"");
     assert_eq!(flow["edgesCovered"], 1);
+}
+
+#[test]
+fn flow_test_strict_cases_fail_on_a_message_no_turn_expects() {
+    let document = json!({ "version": 2, "id": "shop", "steps": [
+        { "id": "hi", "kind": "message", "text": "Hello" },
+        { "id": "menu", "kind": "buttons", "text": "Pick", "buttons": [
+            { "id": "a", "title": "Apples", "next": "apples" },
+            { "id": "b", "title": "Bread", "next": "bread" }] },
+        { "id": "apples", "kind": "message", "text": "Apples it is." },
+        { "id": "bread", "kind": "end", "text": "Bread it is." }
+    ]});
+    // Apples falls through into bread: a strict case that checks apples alone catches it.
+    let tests = json!({ "strict": true, "tests": [
+        { "name": "every message", "turns": [
+            { "bot": { "text": "Hello" } }, { "bot": { "step": "menu" } }, { "user": { "tap": "b" } },
+            { "bot": { "text": "Bread it is." } }] },
+        { "name": "apples and nothing else", "turns": [
+            { "bot": { "text": "Hello" } }, { "bot": { "step": "menu" } }, { "user": { "tap": "a" } },
+            { "bot": { "text": "Apples it is." } }] },
+        { "name": "apples, loose", "strict": false, "turns": [
+            { "user": { "tap": "a" } }, { "bot": { "text": "Apples it is." } }],
+          "expect": { "notPath": ["bread"] } }
+    ]});
+    let out = answers(
+        test_server(),
+        &call(
+            1,
+            "flow_test",
+            json!({ "document": document, "tests": tests }),
+        ),
+    );
+    let structured = &out[0]["result"]["structuredContent"];
+    assert_eq!(structured["totals"]["passed"], 1, "{structured}");
+    let strict = &structured["cases"][1]["failure"];
+    assert_eq!(strict["check"], "strict, after the last turn");
+    assert_eq!(
+        strict["actual"],
+        "the bot also sent [shop/bread] text: \"Bread it is.\""
+    );
+    assert_eq!(strict["at"]["reason"], "unexpected-message");
+    let not_path = &structured["cases"][2]["failure"];
+    assert_eq!(not_path["path"], "/tests/2/expect/notPath/0");
+    assert_eq!(
+        not_path["at"],
+        json!({ "flow": "shop", "step": "bread", "reason": "not-path" })
+    );
+    // A notPath entry that names no step is a malformed file, not a test that always passes.
+    let typo = json!({ "tests": [{ "name": "x", "expect": { "notPath": ["braed"] } }] });
+    let out = answers(
+        test_server(),
+        &call(
+            2,
+            "flow_test",
+            json!({ "document": document, "tests": typo }),
+        ),
+    );
+    let structured = &out[0]["result"]["structuredContent"];
+    assert_eq!(structured["valid"], false);
+    assert_eq!(structured["issues"][0]["path"], "/tests/0/expect/notPath/0");
+}
+
+#[test]
+fn flow_schema_flowtest_is_the_published_test_file_schema_and_accepts_the_examples() {
+    let out = answers(
+        test_server(),
+        &call(1, "flow_schema", json!({ "form": "flowtest" })),
+    );
+    let structured = &out[0]["result"]["structuredContent"];
+    assert_eq!(structured["form"], "flowtest");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let published: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("docs/schema/flowtest.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(structured["schema"], published);
+    let validator = jsonschema::draft202012::new(&structured["schema"]).expect("a schema");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(root.join("examples/tests")).unwrap() {
+        let path = entry.unwrap().path();
+        let file: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&file)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+        checked += 1;
+    }
+    assert!(checked >= 3);
+    // The reader refuses what the schema refuses, and the other way round, on the new keys.
+    for (file, ok) in [
+        (
+            json!({ "strict": true, "tests": [{ "name": "a", "strict": false, "expect": { "notPath": ["x", "f/y"] } }] }),
+            true,
+        ),
+        (json!({ "strict": null, "tests": [] }), false),
+        (
+            json!({ "tests": [{ "name": "a", "strict": "yes" }] }),
+            false,
+        ),
+        (
+            json!({ "tests": [{ "name": "a", "expect": { "notPath": "x" } }] }),
+            false,
+        ),
+    ] {
+        assert_eq!(validator.is_valid(&file), ok, "{file}");
+        assert_eq!(
+            botmesh_flow_runtime::TestFile::from_json(&file).is_ok(),
+            ok,
+            "{file}"
+        );
+    }
 }
 
 #[test]

@@ -65,32 +65,32 @@ fn version_other_than_2_is_one_issue_that_says_to_migrate() {
     check(
         json!({ "id": "a", "steps": "nonsense" }),
         expect![[r#"
-        /version: document has no version (read as version 0), the current version is 2: call flow_migrate first
-    "#]],
+            /version: document has no version (read as version 0), the current version is 2: migrate it first (flow_migrate, or botmesh-mcp migrate FILE on the command line)
+        "#]],
     );
     check(
         json!({ "version": 1, "id": "a", "steps": [] }),
         expect![[r#"
-        /version: document version is 1, the current version is 2: call flow_migrate first
-    "#]],
+            /version: document version is 1, the current version is 2: migrate it first (flow_migrate, or botmesh-mcp migrate FILE on the command line)
+        "#]],
     );
     check(
         json!({ "version": 0.0 }),
         expect![[r#"
-        /version: document version is 0, the current version is 2: call flow_migrate first
-    "#]],
+            /version: document version is 0, the current version is 2: migrate it first (flow_migrate, or botmesh-mcp migrate FILE on the command line)
+        "#]],
     );
     check(
         json!({ "version": "2", "steps": 1 }),
         expect![[r#"
-        /version: unsupported version "2": the current version is 2 (call flow_migrate to upgrade versions 0 and 1)
-    "#]],
+            /version: unsupported version "2": the current version is 2 (flow_migrate, or botmesh-mcp migrate FILE on the command line, upgrades versions 0 and 1)
+        "#]],
     );
     check(
         json!({ "version": 3 }),
         expect![[r#"
-        /version: unsupported version 3: the current version is 2 (call flow_migrate to upgrade versions 0 and 1)
-    "#]],
+            /version: unsupported version 3: the current version is 2 (flow_migrate, or botmesh-mcp migrate FILE on the command line, upgrades versions 0 and 1)
+        "#]],
     );
     check(
         json!([1, 2]),
@@ -219,9 +219,9 @@ fn kinds_and_properties_other_tools_use() {
             /steps/1/kind: unknown step kind "agent" (did you mean "handoff"?)
             /steps/2/kind: unknown step kind "input" (did you mean "ask"?)
             /steps/3/kind: unknown step kind "prompt" (did you mean "ask"?)
-            /steps/4/kind: unknown step kind "question" (did you mean "ask"? "question" is the version 0 name, which flow_migrate converts)
-            /steps/5/kind: unknown step kind "text" (did you mean "message"? "text" is the version 0 name, which flow_migrate converts)
-            /steps/6/kind: unknown step kind "menu": version 0's menu, which flow_migrate turns into "buttons" (up to 3 options) or "list"
+            /steps/4/kind: unknown step kind "question" (did you mean "ask"? "question" is the version 0 name, which flow_migrate and botmesh-mcp migrate convert)
+            /steps/5/kind: unknown step kind "text" (did you mean "message"? "text" is the version 0 name, which flow_migrate and botmesh-mcp migrate convert)
+            /steps/6/kind: unknown step kind "menu": version 0's menu, which flow_migrate and botmesh-mcp migrate turn into "buttons" (up to 3 options) or "list"
             /steps/6/options: unknown property "options"
             /steps/7/choices: unknown property "choices" (did you mean "buttons"?)
             /steps/8/options: unknown property "options" (did you mean "sections"?)

@@ -118,16 +118,114 @@ fn warnings_alone_exit_0() {
 }
 
 #[test]
-fn a_document_to_migrate_is_an_error_naming_flow_migrate() {
+fn max_warnings_fails_above_it_and_infos_do_not_count() {
+    // One warning (an unreachable step) and one info (a path falling off the end).
+    let flow = r#"{"version": 2, "id": "w", "steps": [
+      {"id": "a", "kind": "message", "text": "Hi", "next": "b"}, {"id": "orphan", "kind": "end"},
+      {"id": "b", "kind": "message", "text": "Bye"}]}"#;
+    let dir = scratch("max-warnings", &[("w.json", flow)]);
+    let counts = check(&dir, &["w.json"]);
+    assert!(
+        stdout(&counts).ends_with("checked 1 file: 0 errors, 1 warning, 1 info\n"),
+        "{}",
+        stdout(&counts)
+    );
+    let within = check(&dir, &["--max-warnings", "1", "w.json"]);
+    assert_eq!(within.status.code(), Some(0), "{}", stdout(&within));
+    assert!(!stdout(&within).contains("too many"));
+    let above = check(&dir, &["--max-warnings=0", "w.json"]);
+    assert_eq!(above.status.code(), Some(1));
+    assert!(
+        stdout(&above).ends_with(
+            "checked 1 file: 0 errors, 1 warning, 1 info\ntoo many warnings: 1, more than --max-warnings 0 allows\n"
+        ),
+        "{}",
+        stdout(&above)
+    );
+    let github = check(
+        &dir,
+        &["--max-warnings", "0", "--format", "github", "w.json"],
+    );
+    assert_eq!(github.status.code(), Some(1));
+    assert!(
+        stdout(&github).ends_with(
+            "::error title=max-warnings::too many warnings: 1, more than --max-warnings 0 allows\n"
+        ),
+        "{}",
+        stdout(&github)
+    );
+    let json = check(&dir, &["--max-warnings", "0", "--format", "json", "w.json"]);
+    assert_eq!(json.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(report["summary"]["tooManyWarnings"], true);
+    let usage = check(&dir, &["--max-warnings", "-1", "w.json"]);
+    assert_eq!(usage.status.code(), Some(2));
+    assert!(
+        stderr(&usage)
+            .contains("--max-warnings takes a whole number of warnings (0 or more), not \"-1\""),
+        "{}",
+        stderr(&usage)
+    );
+}
+
+#[test]
+fn a_folder_is_its_flows_and_a_test_file_is_told_to_run_with_test() {
+    let tests = r#"{ "tests": [ { "name": "hi", "turns": [] } ] }"#;
+    let dir = scratch(
+        "folder",
+        &[
+            ("flows/main.json", CLEAN),
+            ("flows/main.flowtest.json", tests),
+            ("flows/shop.json", CALLS_PAY),
+            ("flows/pay.json", PAY),
+        ],
+    );
+    // The folder is its three flows (the test file beside them is left out), and as subflows too.
+    let output = check(&dir, &["--subflows", "flows", "flows"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        "checked 3 files: 0 errors, 0 warnings, 0 infos\n"
+    );
+    // Given by name, a test file is recognised by its shape (whatever its name) and not checked.
+    dir.write("tests.json", tests);
+    let output = check(&dir, &["tests.json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        "tests.json:1:3: info[flowtest-file] /tests: this is a conversation test file (a \"tests\" array and no \"steps\"), not a flow; run it with botmesh-mcp test tests.json\nchecked 1 file: 0 errors, 0 warnings, 1 info\n"
+    );
+    // --fix leaves a test file alone.
+    let fix = check(&dir, &["--fix", "tests.json"]);
+    assert_eq!(fix.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("tests.json")).unwrap(),
+        tests
+    );
+    dir.create_dir("empty");
+    let empty = check(&dir, &["empty"]);
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(stderr(&empty).contains("empty has no flow file (*.json, not *.flowtest.json)"));
+}
+
+#[test]
+fn a_document_to_migrate_is_an_error_naming_the_migrate_command_and_flow_migrate() {
     let dir = scratch("migrate", &[("old.json", VERSION_1)]);
     let output = check(&dir, &["old.json"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stdout(&output).starts_with("old.json:1:13: error[migration-needed] /version: ")
-            && stdout(&output).contains("flow_migrate"),
-        "{}",
-        stdout(&output)
+    assert_eq!(
+        stdout(&output),
+        "old.json:1:13: error[migration-needed] /version: this is a version 1 document; migrate it to version 2 with botmesh-mcp migrate --write old.json (flow_migrate over MCP), then check it again\nchecked 1 file: 1 error, 0 warnings, 0 infos\n"
     );
+    // The command it names does it: afterwards the file checks clean.
+    let migrate = dir
+        .command()
+        .args(["migrate", "--write", "old.json"])
+        .output()
+        .expect("run botmesh-mcp migrate");
+    assert_eq!(migrate.status.code(), Some(0), "{}", stdout(&migrate));
+    let output = check(&dir, &["old.json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 }
 
 #[test]

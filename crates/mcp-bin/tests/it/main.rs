@@ -13,6 +13,7 @@ mod docs;
 // The hostile flow of flow-render's layout-limit tests, written once there.
 #[path = "../../../flow-render/src/hostile_flow.rs"]
 mod hostile_flow;
+mod migrate;
 #[cfg(not(feature = "http"))]
 mod no_http;
 mod render;

@@ -71,8 +71,9 @@ fn a_failing_case_names_its_line_expected_actual_and_the_conversation() {
         text(&output.stdout),
         "ok   shop.flowtest.json: pays ten
 FAIL shop.flowtest.json:17:9: pays twenty, turn 2
-  expected: a message with text containing \"30 paid\"
-  actual:   [menu] buttons: \"What now?\"; [amount] text: \"How much?\"; [bye] text: \"Bye, 20 paid\"
+  expected: a message containing \"30 paid\"
+  actual:   [shop/menu] buttons: \"What now?\"; [pay/amount] text: \"How much?\"; [shop/bye] text: \"Bye, 20 paid\"
+  at:       shop.json:6:4: step bye (flow shop) is where the conversation stopped or waits
   conversation:
     bot shop/menu buttons: \"What now?\" [pay] \"Pay\" [leave] \"Leave\"
     user: \"Pay\"
@@ -145,7 +146,7 @@ fn github_and_junit_point_at_the_failing_turn() {
     assert_eq!(
         first.as_deref(),
         Some(
-            "::error file=shop.flowtest.json,line=17,col=9,title=pays twenty%2C turn 2::expected: a message with text containing \"30 paid\"%0Aactual: [menu] buttons: \"What now?\"; [amount] text: \"How much?\"; [bye] text: \"Bye, 20 paid\""
+            "::error file=shop.flowtest.json,line=17,col=9,title=pays twenty%2C turn 2::expected: a message containing \"30 paid\"%0Aactual: [shop/menu] buttons: \"What now?\"; [pay/amount] text: \"How much?\"; [shop/bye] text: \"Bye, 20 paid\""
         )
     );
     let junit = test(
@@ -165,7 +166,7 @@ fn github_and_junit_point_at_the_failing_turn() {
     assert!(xml.contains("<testcase name=\"pays twenty\" classname=\"shop.flowtest.json\" file=\"shop.flowtest.json\" line=\"17\">"), "{xml}");
     assert!(
         xml.contains(
-            "<failure message=\"turn 2: expected a message with text containing &quot;30 paid&quot;"
+            "<failure message=\"turn 2: expected a message containing &quot;30 paid&quot;"
         ),
         "{xml}"
     );
@@ -267,4 +268,241 @@ fn generate_prints_a_suite_that_passes_with_every_edge_covered() {
     );
     let usage = test(&dir, &["--generate", "pick.json", "shop.flowtest.json"]);
     assert_eq!(usage.status.code(), Some(2));
+}
+
+/// Issue 37's bill flow: `cancel` says "Bye now" and ends.
+const BILLING: &str = r#"{
+  "version": 2,
+  "id": "billing",
+  "steps": [
+    { "id": "menu", "kind": "buttons", "text": "Send an invoice or cancel?", "buttons": [
+      { "id": "invoice", "title": "Invoice", "next": "invoice" },
+      { "id": "cancel", "title": "Cancel", "next": "cancel" } ] },
+    { "id": "invoice", "kind": "ask", "text": "Which invoice?", "save": "invoice", "next": "thanks" },
+    { "id": "cancel", "kind": "message", "text": "Bye now", "next": "done" },
+    { "id": "thanks", "kind": "message", "text": "Thanks! We got invoice {{invoice}}." },
+    { "id": "done", "kind": "end" }
+  ]
+}
+"#;
+
+const BILLING_TESTS: &str = r#"{
+  "tests": [
+    {
+      "name": "cancel says bye (loose)",
+      "turns": [
+        { "user": { "tap": "cancel" } },
+        { "bot": { "step": "cancel", "text": "Bye now" } }
+      ],
+      "expect": { "outcome": "ended" }
+    },
+    {
+      "name": "cancel says bye and nothing else",
+      "strict": true,
+      "turns": [
+        { "bot": { "type": "buttons" } },
+        { "user": { "tap": "cancel" } },
+        { "bot": { "step": "cancel", "text": "Bye now" } }
+      ],
+      "expect": { "outcome": "ended" }
+    },
+    {
+      "name": "cancel never thanks",
+      "turns": [
+        { "user": { "tap": "cancel" } },
+        { "bot": { "step": "cancel", "text": "Bye now" } }
+      ],
+      "expect": { "outcome": "ended", "notPath": ["thanks"] }
+    }
+  ]
+}
+"#;
+
+fn billing(regressed: bool) -> Dir {
+    let dir = Dir::new("test-billing");
+    let flow = if regressed {
+        // The regression: `cancel` loses its next, so it falls through into the thanks.
+        BILLING.replace(
+            r#""text": "Bye now", "next": "done" }"#,
+            r#""text": "Bye now" }"#,
+        )
+    } else {
+        BILLING.to_owned()
+    };
+    dir.write("flows/billing.json", &flow)
+        .write("flows/billing.flowtest.json", BILLING_TESTS);
+    dir
+}
+
+#[test]
+fn a_strict_case_and_not_path_catch_the_fall_through_a_loose_case_misses() {
+    let good = billing(false);
+    // The file by name, not its folder: the reports name it as given, on every platform.
+    let output = test(&good, &["flows/billing.flowtest.json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
+    let broken = billing(true);
+    let output = test(&broken, &["flows/billing.flowtest.json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = text(&output.stdout);
+    let summary: Vec<&str> = stdout.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert_eq!(
+        summary,
+        [
+            "ok   flows/billing.flowtest.json: cancel says bye (loose)",
+            "FAIL flows/billing.flowtest.json:17:9: cancel says bye and nothing else, strict, after the last turn",
+            "FAIL flows/billing.flowtest.json:27:51: cancel never thanks, expect.notPath.0",
+            "3 cases: 1 passed, 2 failed",
+        ],
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "  expected: no more messages
+  actual:   the bot also sent [billing/thanks] text: \"Thanks! We got invoice .\"
+  at:       flows/billing.json:10:7: step thanks (flow billing) sent the first message the case did not expect
+"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "  expected: step thanks not to run
+  actual:   steps executed: menu, cancel, thanks, done
+  at:       flows/billing.json:10:7: step thanks (flow billing) ran although expect.notPath names it
+"
+        ),
+        "{stdout}"
+    );
+    // GitHub: each failure on the test file, and again on the flow line that changed.
+    let github = test(
+        &broken,
+        &["--format", "github", "flows/billing.flowtest.json"],
+    );
+    assert_eq!(github.status.code(), Some(1));
+    let annotations: Vec<String> = text(&github.stdout)
+        .lines()
+        .filter(|l| l.starts_with("::"))
+        .map(|l| l.split("::").take(2).collect::<Vec<_>>().join("::"))
+        .collect();
+    assert_eq!(
+        annotations,
+        [
+            "::error file=flows/billing.flowtest.json,line=17,col=9,title=cancel says bye and nothing else%2C strict%2C after the last turn",
+            "::error file=flows/billing.json,line=10,col=7,endLine=10,endColumn=11,title=cancel says bye and nothing else%2C strict%2C after the last turn",
+            "::error file=flows/billing.flowtest.json,line=27,col=51,title=cancel never thanks%2C expect.notPath.0",
+            "::error file=flows/billing.json,line=10,col=7,endLine=10,endColumn=11,title=cancel never thanks%2C expect.notPath.0",
+        ]
+    );
+    assert!(text(&github.stdout).contains("::in case \"cancel says bye and nothing else\" (flows/billing.flowtest.json:17:9), step thanks sent the first message the case did not expect%0Aexpected: no more messages%0Aactual: the bot also sent [billing/thanks] text: \"Thanks! We got invoice .\"\n"));
+    // JSON: the flow step with its file and position.
+    let json = test(
+        &broken,
+        &["--format", "json", "flows/billing.flowtest.json"],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(
+        report["files"][0]["cases"][1]["failure"]["at"],
+        serde_json::json!({ "flow": "billing", "step": "thanks", "reason": "unexpected-message",
+            "file": "flows/billing.json", "line": 10, "column": 7 })
+    );
+}
+
+#[test]
+fn min_coverage_fails_below_it_with_the_figure_in_every_format() {
+    let dir = billing(false);
+    // The three cases take the cancel path only: 2 of the 5 edges.
+    let below = test(&dir, &["--min-coverage", "90", "flows"]);
+    assert_eq!(
+        below.status.code(),
+        Some(1),
+        "the cases pass, the gate does not"
+    );
+    let stdout = text(&below.stdout);
+    assert!(stdout.starts_with("ok   "), "{stdout}");
+    assert!(
+        stdout.ends_with("edge coverage 40.0% (2/5 edges) is below --min-coverage 90%\n"),
+        "{stdout}"
+    );
+    let met = test(&dir, &["--min-coverage", "40", "flows"]);
+    assert_eq!(met.status.code(), Some(0));
+    assert!(
+        text(&met.stdout).ends_with("edge coverage 40.0% (2/5 edges) meets --min-coverage 40%\n")
+    );
+    let json = test(&dir, &["--min-coverage", "90", "--format", "json", "flows"]);
+    assert_eq!(json.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    assert_eq!(report["coverage"]["minimum"], 90.0);
+    assert_eq!(report["coverage"]["met"], false);
+    assert_eq!(report["coverage"]["total"]["edgesCovered"], 2);
+    assert_eq!(report["coverage"]["total"]["edgesPercent"], 40.0);
+    let github = test(
+        &dir,
+        &["--min-coverage", "90", "--format", "github", "flows"],
+    );
+    assert_eq!(github.status.code(), Some(1));
+    assert!(text(&github.stdout).contains(
+        "::error title=coverage::edge coverage 40.0%25 (2/5 edges) is below --min-coverage 90%25\n"
+    ));
+    let junit = test(
+        &dir,
+        &["--min-coverage", "90", "--format", "junit", "flows"],
+    );
+    assert_eq!(junit.status.code(), Some(1));
+    let xml = text(&junit.stdout);
+    assert!(
+        xml.contains(
+            "<testsuites name=\"botmesh-mcp test\" tests=\"4\" failures=\"1\" errors=\"0\">"
+        ),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<testcase name=\"edge coverage at least 90%\" classname=\"botmesh-mcp coverage\">\n      <failure message=\"edge coverage 40.0% (2/5 edges) is below --min-coverage 90%\" type=\"coverage\">"),
+        "{xml}"
+    );
+}
+
+#[test]
+fn an_invalid_flow_set_leaves_coverage_not_measured_never_100_percent() {
+    let dir = shop();
+    dir.write(
+        "shop.json",
+        &SHOP.replace("\"kind\": \"end\"", "\"kind\": \"finish\""),
+    );
+    let output = test(
+        &dir,
+        &["--subflows", "flows", "--coverage", "shop.flowtest.json"],
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.ends_with(
+            "2 cases: 0 passed, 2 failed
+
+coverage
+  not measured: no test file has a valid flow set
+not measured: shop.flowtest.json: its flows are not a valid set
+"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("100.0%") && !stdout.contains("every step"));
+    let gate = test(
+        &dir,
+        &[
+            "--subflows",
+            "flows",
+            "--min-coverage",
+            "0",
+            "--format",
+            "json",
+            "shop.flowtest.json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&gate.stdout).expect("JSON");
+    assert_eq!(report["coverage"]["total"], serde_json::Value::Null);
+    assert_eq!(report["coverage"]["met"], false);
+    assert_eq!(
+        report["coverage"]["notMeasured"],
+        serde_json::json!(["shop.flowtest.json: its flows are not a valid set"])
+    );
 }

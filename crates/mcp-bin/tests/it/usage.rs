@@ -28,6 +28,7 @@ const GUIDES: &[(&str, &str)] = &[
     ("render", "guide/rendering.md"),
     ("chat", "guide/running.md"),
     ("test", "guide/testing.md"),
+    ("migrate", "reference/tools.md"),
 ];
 
 /// What the binary prints on stdout for `args`.

@@ -7,6 +7,7 @@ use super::{
 };
 use crate::catalogue::{Scope, Tool, ToolError, ToolOutput};
 use botmesh_flow_analyzer as analyzer;
+use botmesh_flow_runtime as runtime;
 use botmesh_flow_schema as schema;
 use serde_json::{Value, json};
 use std::sync::OnceLock;
@@ -512,32 +513,39 @@ fn flow_digest() -> Tool {
     }
 }
 
+/// The forms `flow_schema` answers in, in its input and output schemas.
+const SCHEMA_FORMS: [&str; 3] = ["compact", "json-schema", "flowtest"];
+
 fn flow_schema() -> Tool {
     let compact: OnceLock<Value> = OnceLock::new();
     let full: OnceLock<Value> = OnceLock::new();
+    let tests: OnceLock<Value> = OnceLock::new();
     Tool {
         name: "flow_schema",
         title: "Get the flow document schema",
         description: "Describe a version 2 flow document. form \"compact\" (default) gives what you need to \
          write one: the top-level fields, every step kind with its fields (\"name?\" = optional; \
          type, bounds, meaning), the shared types and every limit by name. form \"json-schema\" \
-         gives the full draft 2020-12 JSON Schema instead, for a validator or an editor.",
+         gives the full draft 2020-12 JSON Schema instead, for a validator or an editor. form \
+         \"flowtest\" gives the JSON Schema of a conversation test file (*.flowtest.json, what \
+         flow_test runs: cases, turns, strict, expect with path and notPath) in schema.",
         scope: Scope::Flow,
         input_schema: input_schema(
             json!({
                 "form": {
                     "type": "string",
-                    "enum": ["compact", "json-schema"],
+                    "enum": SCHEMA_FORMS,
                     "default": "compact",
-                    "description": "json-schema: the full JSON Schema, in `schema`."
+                    "description": "json-schema: the flow document's full JSON Schema, in `schema`; flowtest: the JSON Schema of a conversation test file (*.flowtest.json), in `schema`."
                 }
             }),
             &[],
         ),
         output_schema: json!({
             "type": "object",
+            "description": "compact and json-schema: limits, stepKinds and version always; flowtest: form and schema.",
             "properties": {
-                "form": { "type": "string", "enum": ["compact", "json-schema"] },
+                "form": { "type": "string", "enum": SCHEMA_FORMS },
                 "document": { "type": "object" },
                 "step": { "type": "object" },
                 "kinds": { "type": "object" },
@@ -547,7 +555,7 @@ fn flow_schema() -> Tool {
                 "stepKinds": { "type": "array", "items": { "type": "string" } },
                 "version": { "type": "integer" }
             },
-            "required": ["form", "limits", "stepKinds", "version"]
+            "required": ["form"]
         }),
         handler: Tool::handler(move |_, arguments| {
             // The embedded copy, not `json_schema()`: the server does not link the generator.
@@ -559,6 +567,20 @@ fn flow_schema() -> Tool {
                 })
             };
             let payload = match arguments.get("form").and_then(Value::as_str) {
+                // The embedded copy of what `cargo xtask schema` writes to
+                // docs/schema/flowtest.schema.json.
+                Some("flowtest") => match tests.get() {
+                    Some(payload) => payload,
+                    None => {
+                        let schema: Value =
+                            serde_json::from_str(runtime::FLOWTEST_SCHEMA_JSON).map_err(|error| {
+                                ToolError(format!(
+                                    "internal error: the embedded test file schema is not JSON: {error}"
+                                ))
+                            })?;
+                        tests.get_or_init(|| json!({ "form": "flowtest", "schema": schema }))
+                    }
+                },
                 Some("json-schema") => match full.get() {
                     Some(payload) => payload,
                     None => {

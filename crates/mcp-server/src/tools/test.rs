@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 const DOCUMENT: &str = "The flow document (JSON object, version 2) the cases start in unless a case's start says otherwise.";
 
-const TESTS: &str = "The test file's object (the content of a *.flowtest.json file): { tests: [ { name, start?, contact?, variables?, handlers?, turns: [ { user: REPLY } | { bot: { text?, contains?, type?, step? } } ], expect?: { outcome?, step?, variables?, path? } } ] }. Its flows key, if any, is ignored: the documents are document and subflows.";
+const TESTS: &str = "The test file's object (the content of a *.flowtest.json file; its JSON Schema: flow_schema with form \"flowtest\"): { strict?, tests: [ { name, strict?, start?, contact?, variables?, handlers?, turns: [ { user: REPLY } | { bot: { text?, contains?, type?, step? } } ], expect?: { outcome?, step?, variables?, path?, notPath? } } ] }. A bot turn passes on the first message since the last match that satisfies it; strict: true (on a case, or at the top as every case's default) makes it take only the next message and fails the case if any message is left unchecked, so a message nobody expected fails the test. expect.notPath lists steps that must not run (a step id of the start flow, or \"flow/step\"). Its flows key, if any, is ignored: the documents are document and subflows.";
 
 fn issues_schema() -> Value {
     let mut schema = super::issues_without_positions_schema();
@@ -83,13 +83,24 @@ pub(super) fn flow_test() -> Tool {
                     "passed": { "type": "boolean" },
                     "failure": {
                         "type": "object",
-                        "description": "The first failure: the JSON Pointer of the failing turn or expectation in the test file, what was expected, what happened.",
+                        "description": "The first failure: the JSON Pointer of the failing turn or expectation in the test file, what failed (check: \"turn 2\", \"turn 2 (strict)\", \"strict, after the last turn\", \"expect.outcome\", \"expect.notPath.0\"…), what was expected, what happened, and the flow step to look at.",
                         "properties": {
                             "path": { "type": "string" },
+                            "check": { "type": "string" },
                             "expected": { "type": "string" },
-                            "actual": { "type": "string" }
+                            "actual": { "type": "string" },
+                            "at": {
+                                "type": "object",
+                                "description": "The flow step the failure points at, and why: unexpected-message (it sent the first message a strict case did not expect), not-path (it ran although expect.notPath names it), stopped (the conversation stopped or waits there). Absent when no flow started.",
+                                "properties": {
+                                    "flow": { "type": "string" },
+                                    "step": { "type": "string" },
+                                    "reason": { "type": "string", "enum": ["unexpected-message", "not-path", "stopped"] }
+                                },
+                                "required": ["flow", "step", "reason"]
+                            }
                         },
-                        "required": ["path", "expected", "actual"]
+                        "required": ["path", "check", "expected", "actual"]
                     }
                 },
                 "required": ["name", "passed"]
@@ -112,12 +123,14 @@ pub(super) fn flow_test() -> Tool {
         title: "Run conversation tests against a flow",
         description: "Run the cases of a conversation test file (the object of a *.flowtest.json: named \
          cases of user replies, expected bot messages and a final expect on outcome, step, \
-         variables and path) against a flow document and its subflows, with the simulator of \
-         flow_simulate. Returns each case passed or failed (the first failure: the JSON Pointer \
-         of the failing turn, expected and actual), the totals, and coverage: per flow the steps \
-         and graph edges the cases took, and the uncovered ones by step and edge label. An \
-         invalid flow set or a malformed test file gives valid: false with its issues and runs \
-         nothing.",
+         variables, path and notPath; strict: true makes a case fail on any message it does not \
+         check) against a flow document and its subflows, with the simulator of flow_simulate. \
+         Returns each case passed or failed (the first failure: the JSON Pointer of the failing \
+         turn, what failed, expected and actual, and the flow step it points at), the totals, \
+         and coverage: per flow the steps and graph edges the cases took, and the uncovered ones \
+         by step and edge label. An invalid flow set or a malformed test file gives valid: false \
+         with its issues and runs nothing. The file's JSON Schema: flow_schema with form \
+         \"flowtest\".",
         scope: Scope::Flow,
         input_schema: input_schema(Value::Object(properties), &["document"]),
         output_schema: json!({
@@ -183,12 +196,7 @@ pub(super) fn flow_test() -> Tool {
                     .collect();
                 return Ok(invalid(issues).into());
             }
-            let runs: Vec<runtime::CaseRun> = file
-                .tests
-                .iter()
-                .enumerate()
-                .map(|(index, case)| runtime::run_case(&set, case, index))
-                .collect();
+            let runs = file.run(&set);
             let coverage = runtime::coverage(
                 &documents,
                 runs.iter()
@@ -202,9 +210,17 @@ pub(super) fn flow_test() -> Tool {
                     if let Some(failure) = &run.failure {
                         case["failure"] = json!({
                             "path": failure.path,
+                            "check": failure.check,
                             "expected": failure.expected,
                             "actual": failure.actual,
                         });
+                        if let Some(at) = &failure.at {
+                            case["failure"]["at"] = json!({
+                                "flow": at.flow,
+                                "step": at.step,
+                                "reason": at.reason,
+                            });
+                        }
                     }
                     case
                 })
