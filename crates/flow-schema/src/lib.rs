@@ -44,6 +44,7 @@ mod migrate;
 mod model;
 mod pointer;
 pub mod program;
+mod rename;
 mod schema;
 mod source_map;
 mod step_shape;
