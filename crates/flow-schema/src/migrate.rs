@@ -577,8 +577,12 @@ fn lower_case_variables(doc: &mut Map<String, Value>) -> Vec<String> {
             rename::Lowering::Clash(lower, clash) => {
                 let why = match clash {
                     rename::Clash::BuiltIn => "which is a built-in variable; rename it".to_owned(),
-                    rename::Clash::Used => {
-                        "which this document also uses; rename one of them".to_owned()
+                    rename::Clash::Used(place) => {
+                        let at = place.step.map_or_else(
+                            || "its declaration".to_owned(),
+                            |step| format!("step {}", step_at(step)),
+                        );
+                        format!("which this document also uses (in {at}); rename one of them")
                     }
                     rename::Clash::Also(other) => {
                         format!("as is {}; rename one of them", quote(&other))

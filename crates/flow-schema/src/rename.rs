@@ -190,15 +190,16 @@ pub(crate) enum Lowering {
 pub(crate) enum Clash {
     /// It is a built-in variable.
     BuiltIn,
-    /// The document already names a variable so.
-    Used,
+    /// The document already names a variable so, first at this place.
+    Used(Place),
     /// Another name with capitals lower-cases to it too.
     Also(String),
 }
 
 /// The names of a document's places, to decide what lower-casing each gives.
 pub(crate) struct Names {
-    used: BTreeSet<String>,
+    /// Each name, with its first place.
+    used: BTreeMap<String, Place>,
     /// Each lower-cased name, with the names with capitals that give it, in document order.
     capitals: BTreeMap<String, Vec<String>>,
 }
@@ -206,10 +207,11 @@ pub(crate) struct Names {
 impl Names {
     /// The names of `places`.
     pub(crate) fn of(places: &[Place]) -> Self {
-        let mut used = BTreeSet::new();
+        let mut used = BTreeMap::new();
         let mut capitals: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for place in places {
-            used.insert(place.name.clone());
+            used.entry(place.name.clone())
+                .or_insert_with(|| place.clone());
             if let Some(lower) = lower_cased(&place.name) {
                 let names = capitals.entry(lower).or_default();
                 if !names.contains(&place.name) {
@@ -226,8 +228,8 @@ impl Names {
         let lower = lower_cased(name)?;
         let clash = if BUILT_IN_VARIABLES.contains(&lower.as_str()) {
             Some(Clash::BuiltIn)
-        } else if self.used.contains(&lower) {
-            Some(Clash::Used)
+        } else if let Some(place) = self.used.get(&lower) {
+            Some(Clash::Used(place.clone()))
         } else {
             self.capitals
                 .get(&lower)
@@ -369,7 +371,15 @@ mod tests {
         let lowering = |name| names.lowering(name);
         assert_eq!(
             lowering("Total"),
-            Some(Lowering::Clash("total".into(), Clash::Used))
+            Some(Lowering::Clash(
+                "total".into(),
+                Clash::Used(Place {
+                    pointer: "/steps/0/text".into(),
+                    step: Some(0),
+                    name: "total".into(),
+                    kind: Use::Placeholder
+                })
+            ))
         );
         assert_eq!(
             lowering("Code"),

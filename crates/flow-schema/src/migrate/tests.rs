@@ -851,11 +851,17 @@ fn capital_placeholders_are_lower_cased_in_every_interpolated_field() {
     assert_eq!(at("/steps/1/caption"), "{{invoice}}");
     assert_eq!(at("/steps/2/var"), "copy");
     assert_eq!(at("/steps/2/value"), "copy of {{invoice}}");
-    assert_eq!(at("/steps/3/parameters"), json!(["{{invoice}}", "{{copy}}"]));
+    assert_eq!(
+        at("/steps/3/parameters"),
+        json!(["{{invoice}}", "{{copy}}"])
+    );
     assert_eq!(at("/steps/4/args/ids/0"), "{{invoice}}");
     assert_eq!(at("/steps/4/args/who/n"), "{{name}}");
     assert_eq!(at("/steps/4/save"), "result");
-    assert_eq!(at("/steps/5/text"), "{{invoice}} {{result}}, {{name}}. {{invoice}}");
+    assert_eq!(
+        at("/steps/5/text"),
+        "{{invoice}} {{result}}, {{name}}. {{invoice}}"
+    );
     let said = sentences(&migration);
     for sentence in [
         "renamed the variable \"Invoice\" to \"invoice\" (variable names are lower case) in step \"ask\" and 7 placeholders of step \"ask\", step \"pic\", step \"keep\", step \"tpl\", step \"call\", step \"bye\"",
@@ -877,9 +883,12 @@ fn a_capital_placeholder_that_would_clash_is_left_with_its_variable() {
         { "id": "b", "type": "text", "message": "{{Total}} or {{total}}?" } ]});
     let migration = migrate(&legacy, 2).unwrap();
     assert_eq!(migration.document["steps"][0]["save"], "Total");
-    assert_eq!(migration.document["steps"][1]["text"], "{{Total}} or {{total}}?");
+    assert_eq!(
+        migration.document["steps"][1]["text"],
+        "{{Total}} or {{total}}?"
+    );
     assert!(sentences(&migration).contains(
-        &"left the variable \"Total\" as it is: lower-cased it would be \"total\", which this document also uses; rename one of them"
+        &"left the variable \"Total\" as it is: lower-cased it would be \"total\", which this document also uses (in step \"b\"); rename one of them"
     ));
 }
 
@@ -902,7 +911,7 @@ fn capital_variables_that_would_clash_are_left_and_reported() {
     );
     let said = sentences(&migration);
     for sentence in [
-        "left the variable \"Total\" as it is: lower-cased it would be \"total\", which this document also uses; rename one of them",
+        "left the variable \"Total\" as it is: lower-cased it would be \"total\", which this document also uses (in step \"b\"); rename one of them",
         "left the variable \"Code\" as it is: lower-cased it would be \"code\", as is \"CODE\"; rename one of them",
         "left the variable \"CODE\" as it is: lower-cased it would be \"code\", as is \"Code\"; rename one of them",
         "left the variable \"Contact_Name\" as it is: lower-cased it would be \"contact_name\", which is a built-in variable; rename it",
