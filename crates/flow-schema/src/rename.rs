@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::limits::{BUILT_IN_VARIABLES, MAX_CONDITION_DEPTH};
 use crate::pointer::push_token;
-use crate::program::{Program, capital_holes, holes, is_variable_name};
+use crate::program::{Program, capital_holes, holes, lower_cased};
 
 /// How a place names a variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,12 +241,6 @@ impl Names {
             None => Lowering::Rename(lower),
         })
     }
-}
-
-/// `name` lower-cased, when it has capitals and lower-cased it is a variable name.
-fn lower_cased(name: &str) -> Option<String> {
-    let lower = name.to_ascii_lowercase();
-    (lower != name && is_variable_name(&lower)).then_some(lower)
 }
 
 /// The RFC 6902 patch that renames, at every place of `places` (found in `document`), each

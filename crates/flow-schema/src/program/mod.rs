@@ -47,7 +47,7 @@ use crate::model::{InputKind, MatchMode};
 use crate::pointer::push_token;
 pub use cond::{Cond, Leaf, Op};
 pub use placeholder::{
-    CapitalHole, Found, Hole, Problem, Scan, capital_holes, holes, is_variable_name,
+    CapitalHole, Found, Hole, Problem, Scan, capital_holes, holes, is_variable_name, lower_cased,
     rename_capital_holes, scan,
 };
 

@@ -165,15 +165,23 @@ pub fn capital_holes(text: &str) -> impl Iterator<Item = CapitalHole<'_>> {
         let Found::Problem(Problem::Invalid(inner)) = found else {
             return None;
         };
+        lower_cased(inner)?;
         let name = inner.trim_matches(' ');
         let lead = inner.len() - inner.trim_start_matches(' ').len();
-        let capital = name.bytes().any(|b| b.is_ascii_uppercase())
-            && is_variable_name(&name.to_ascii_lowercase());
-        capital.then_some(CapitalHole {
+        Some(CapitalHole {
             start: start + 2 + lead,
             name,
         })
     })
+}
+
+/// The variable name the inside of a `{{…}}` (as [`Problem::Invalid`] gives it) names once
+/// ASCII-lower-cased, when only its capitals keep it from being a placeholder (`Invoice`,
+/// ` Invoice `: `invoice`).
+pub fn lower_cased(inner: &str) -> Option<String> {
+    let name = inner.trim_matches(' ');
+    let lower = name.to_ascii_lowercase();
+    (lower != name && is_variable_name(&lower)).then_some(lower)
 }
 
 /// `text` with the name of each [`CapitalHole`] that `rename` maps replaced by what it maps

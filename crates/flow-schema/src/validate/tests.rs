@@ -821,17 +821,35 @@ fn variable_names_with_capitals_are_lower_cased_everywhere_by_their_fix() {
     let mut fixed = document.clone();
     let fix = validation.issues[1].fix.as_ref().unwrap();
     crate::apply_patch(&mut fixed, &fix.patch).unwrap();
-    assert_eq!(fixed["variables"], json!({ "invoice": { "type": "string" } }));
+    assert_eq!(
+        fixed["variables"],
+        json!({ "invoice": { "type": "string" } })
+    );
     assert_eq!(fixed["steps"][0]["save"], "invoice");
     assert_eq!(fixed["steps"][0]["retryText"], "{{invoice}} is no invoice");
-    assert_eq!(fixed["steps"][1]["cases"][0]["when"]["not"]["var"], "invoice");
+    assert_eq!(
+        fixed["steps"][1]["cases"][0]["when"]["not"]["var"],
+        "invoice"
+    );
     assert_eq!(
         fixed["steps"][2]["text"],
         "Got {{invoice}}, {{ invoice }} for {{Contact_Name}}"
     );
     assert_eq!(fixed["steps"][3]["args"]["ids"][0], "{{invoice}}");
-    let left: Vec<String> = validate(&fixed).issues.into_iter().map(|i| i.path).collect();
-    assert_eq!(left, ["/steps/3/save", "/steps/5/var", "/steps/6/var", "/steps/7/var"]);
+    let left: Vec<String> = validate(&fixed)
+        .issues
+        .into_iter()
+        .map(|i| i.path)
+        .collect();
+    assert_eq!(
+        left,
+        [
+            "/steps/3/save",
+            "/steps/5/var",
+            "/steps/6/var",
+            "/steps/7/var"
+        ]
+    );
 }
 
 /// Another name for an enumeration's value (`greater`, `int`, `photo`, another case) and a
