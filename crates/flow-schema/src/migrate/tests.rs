@@ -923,23 +923,68 @@ fn capital_variables_that_would_clash_are_left_and_reported() {
     assert!(migration.issues.iter().any(|i| i.path == "/steps/5/save"));
 }
 
-/// A 2023 dashboard export (`test_data/flows/v0/dashboard-support-2023.json`) becomes a valid
-/// version 2 document whose menu goes where the dashboard's went; its golden migration is
-/// checked with the other fixtures, and `mcp-bin`'s end-to-end tests run it.
+/// The 2023 dashboard exports (`test_data/flows/v0/dashboard-*.json`) become valid version 2
+/// documents whose menus go where the dashboard's went and that name no variable with capitals,
+/// in a placeholder either; their golden migrations are checked with the other fixtures, and
+/// `mcp-bin`'s end-to-end tests run them.
 #[test]
-fn the_dashboard_export_migrates_to_a_valid_document_with_its_routing() {
-    let export = read_json(&test_data().join("flows/v0/dashboard-support-2023.json"));
-    let migration = migrate(&export, 2).unwrap();
-    assert_eq!(migration.issues, []);
-    let document = &migration.document;
-    assert_eq!(document["id"], "acme-support-bot");
-    let options = export["steps"][1]["options"].as_array().unwrap();
-    let rows = document["steps"][1]["sections"][0]["rows"]
-        .as_array()
-        .unwrap();
-    assert_eq!(rows.len(), options.len());
-    for (option, row) in options.iter().zip(rows) {
-        assert_eq!(row["title"], option["label"]);
-        assert_eq!(row["next"], option["goto"]);
+fn the_dashboard_exports_migrate_to_valid_documents_with_their_routing() {
+    let exports: Vec<PathBuf> = fixtures("flows/v0")
+        .into_iter()
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("dashboard-"))
+        })
+        .collect();
+    assert_eq!(exports.len(), 3, "{exports:?}");
+    for path in exports {
+        let export = read_json(&path);
+        let migration = migrate(&export, 2).unwrap();
+        let name = path.display();
+        assert_eq!(migration.issues, [], "{name}");
+        let document = &migration.document;
+        assert!(crate::validate::is_flow_id(
+            document["id"].as_str().unwrap()
+        ));
+        let mut menus = 0;
+        for (old, new) in export["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(document["steps"].as_array().unwrap())
+        {
+            let Some(options) = old.get("options").and_then(Value::as_array) else {
+                continue;
+            };
+            menus += 1;
+            let items = new
+                .get("buttons")
+                .cloned()
+                .unwrap_or_else(|| new["sections"][0]["rows"].clone());
+            let items = items.as_array().unwrap();
+            assert_eq!(items.len(), options.len(), "{name}");
+            for (option, item) in options.iter().zip(items) {
+                let title = option.get("label").or_else(|| option.get("title"));
+                let target = option.get("goto").or_else(|| option.get("next"));
+                assert_eq!(Some(&item["title"]), title, "{name}");
+                assert_eq!(Some(&item["next"]), target, "{name}");
+            }
+        }
+        assert!(menus > 0, "{name}");
+        for place in crate::rename::places(document) {
+            assert!(
+                !place.name.bytes().any(|b| b.is_ascii_uppercase()),
+                "{name}: {place:?}"
+            );
+        }
+        let mut strings = Vec::new();
+        collect_strings(document, &mut strings);
+        for text in &strings {
+            assert_eq!(
+                crate::program::capital_holes(text).count(),
+                0,
+                "{name}: {text}"
+            );
+        }
     }
 }
