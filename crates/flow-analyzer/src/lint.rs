@@ -578,7 +578,7 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
                 format!("/steps/{first}"),
                 format!(
                     "{}, so the bot would spin; to give it an exit, {leave}; to keep the loop, add an ask, buttons or list step to it, so the bot waits for the user each time round",
-                    match &component[..] {
+                    match component {
                         [only] => format!(
                             "step \"{}\" leads back to itself without waiting for the user",
                             flow.steps[*only].id
