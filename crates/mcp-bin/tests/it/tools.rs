@@ -285,6 +285,28 @@ fn flow_fix_on_a_text_writes_what_check_fix_writes() {
     assert!(stdout.contains(&place), "{place} in {stdout}");
 }
 
+#[test]
+fn a_variable_with_capitals_is_renamed_everywhere_by_flow_fix_and_check_fix() {
+    let text = "{\n  \"version\": 2, \"id\": \"Support Bot\",\n  \"steps\": [\n    { \"id\": \"q\", \"kind\": \"ask\", \"text\": \"Invoice?\", \"save\": \"Invoice\" },\n    { \"id\": \"b\", \"kind\": \"branch\", \"cases\": [{ \"when\": { \"var\": \"Invoice\", \"op\": \"exists\" }, \"next\": \"m\" }] },\n    { \"id\": \"m\", \"kind\": \"end\", \"text\": \"Got {{Invoice}}, {{ Invoice }}\" }\n  ]\n}\n";
+    let fixed = &calls(&[("flow_fix", json!({ "documentText": text }))])[0];
+    assert_eq!(fixed["issues"], json!([]), "{fixed}");
+    assert_eq!(
+        fixed["text"],
+        text.replace("Support Bot", "support-bot")
+            .replace("\"Invoice\"", "\"invoice\"")
+            .replace("{{Invoice}}", "{{invoice}}")
+            .replace("{{ Invoice }}", "{{ invoice }}")
+    );
+    let dir = Dir::new("tools-fix-capitals");
+    dir.write("bot.json", text);
+    dir.command()
+        .args(["check", "--fix", "bot.json"])
+        .output()
+        .expect("check runs");
+    let written = std::fs::read_to_string(dir.path().join("bot.json")).expect("the file");
+    assert_eq!(fixed["text"], written, "one rule, one place");
+}
+
 /// The text item of one call.
 fn text_of(name: &str, arguments: Value) -> String {
     let input = format!(
