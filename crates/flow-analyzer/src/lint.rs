@@ -11,8 +11,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use serde_json::Value;
 
-use botmesh_flow_schema::program::{Body, Flow, Problem, Target};
-use botmesh_flow_schema::{BUILT_IN_VARIABLES, StepKind, escape_token};
+use botmesh_flow_schema::program::{Body, EdgeKind, Flow, Problem, Target, lower_cased};
+use botmesh_flow_schema::{BUILT_IN_VARIABLES, StepKind, escape_token, nearest_name};
 
 use crate::scc::{self, Adjacency, Components};
 use crate::set::{FlowSet, Uses, callee};
@@ -267,10 +267,16 @@ pub(crate) fn flow_checks<'a>(
                 "empty placeholder \"{{}}\"; put a variable name between the braces or remove them"
                     .to_owned()
             }
-            Problem::Invalid(inner) => format!(
-                "placeholder {:?} does not name a variable; use lowercase letters, digits and underscores (spaces only around the name), e.g. {{{{name}}}}",
-                format!("{{{{{inner}}}}}")
-            ),
+            Problem::Invalid(inner) => match lower_cased(inner) {
+                Some(lower) => format!(
+                    "placeholder {:?} does not name a variable (variable names are lower case), so it is sent as written; did you mean {{{{{lower}}}}}?",
+                    format!("{{{{{inner}}}}}")
+                ),
+                None => format!(
+                    "placeholder {:?} does not name a variable; use lowercase letters, digits and underscores (spaces only around the name), e.g. {{{{name}}}}",
+                    format!("{{{{{inner}}}}}")
+                ),
+            },
         };
         let pointer = flow
             .steps
@@ -550,14 +556,38 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
                 in_loop[s] = true;
             }
             let first = component[0];
+            // The way back: the first step (in document order) with an edge of the loop to a
+            // step at or before it (the component is sorted).
+            let back = component.iter().find_map(|&s| {
+                quiet
+                    .successors(s)
+                    .iter()
+                    .find(|&&t| t <= s && component.binary_search(&t).is_ok())
+                    .map(|&t| (s, t))
+            });
+            let leave = back
+                .and_then(|(from, to)| way_back(flow, from, to))
+                .unwrap_or_else(|| {
+                    "point a next, case or default of the loop at a step outside it, such as an end"
+                        .to_owned()
+                });
             sink.push(
                 index,
                 Some(first),
                 Code::InfiniteLoop,
                 format!("/steps/{first}"),
                 format!(
-                    "steps {} form a loop in which no step waits for the user, so the bot would spin; add an ask, buttons or list step to the loop",
-                    quoted_list(flow, component)
+                    "{}, so the bot would spin; to give it an exit, {leave}; to keep the loop, add an ask, buttons or list step to it, so the bot waits for the user each time round",
+                    match component {
+                        [only] => format!(
+                            "step \"{}\" leads back to itself without waiting for the user",
+                            flow.steps[*only].id
+                        ),
+                        _ => format!(
+                            "steps {} form a loop in which no step waits for the user",
+                            quoted_list(flow, component)
+                        ),
+                    }
                 ),
             );
         }
@@ -589,6 +619,30 @@ fn control_flow(sink: &mut Sink<'_, '_>, index: usize, flow: &Flow<'_>, finishes
             }
         }
     }
+}
+
+/// How to break a loop at its way back from step `from` to step `to`: the field that leads
+/// back, with its pointer, to point elsewhere.
+fn way_back(flow: &Flow<'_>, from: usize, to: usize) -> Option<String> {
+    let edge = flow
+        .edges(from)
+        .iter()
+        .find(|edge| edge.to == Target::Step(to))?;
+    let (field, pointer) = match edge.kind {
+        EdgeKind::Case => (
+            format!("the \"next\" of case {}", edge.index),
+            format!("/steps/{from}/cases/{}/next", edge.index),
+        ),
+        EdgeKind::Default => (
+            "the \"default\"".to_owned(),
+            format!("/steps/{from}/default"),
+        ),
+        _ => ("the \"next\"".to_owned(), format!("/steps/{from}/next")),
+    };
+    Some(format!(
+        "point {field} of step \"{}\" ({pointer}, back to \"{}\") at a step outside the loop, such as an end",
+        flow.steps[from].id, flow.steps[to].id
+    ))
 }
 
 /// An `end` step appended to `steps` (with a free id), so no path falls off: unsafe, since a
@@ -738,6 +792,15 @@ fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
     if undefined.is_empty() && unused.is_empty() {
         return;
     }
+    // The names a misspelt one may have meant: the set's own, sorted, then the built-ins.
+    let mut known: Vec<&str> = defined
+        .iter()
+        .copied()
+        .filter(|name| !BUILT_IN_VARIABLES.contains(name))
+        .collect();
+    known.sort_unstable();
+    known.extend(BUILT_IN_VARIABLES);
+    let mut nearest: FxHashMap<&str, Option<&str>> = FxHashMap::default();
     let mut reported_unused: FxHashSet<&str> = FxHashSet::default();
     for (index, flow_uses) in uses.iter().enumerate() {
         let flow = &set.flows[index];
@@ -745,15 +808,32 @@ fn variables(sink: &mut Sink<'_, '_>, uses: &[Uses<'_>]) {
             if !undefined.contains(u.name) {
                 continue;
             }
+            let near = *nearest
+                .entry(u.name)
+                .or_insert_with(|| nearest_name(u.name, known.iter().copied()));
+            let message = match near {
+                Some(near) => {
+                    let built_in = if BUILT_IN_VARIABLES.contains(&near) {
+                        "the built-in "
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "variable \"{}\" is read but never written, declared or built in; did you mean {built_in}\"{near}\"? If not, declare it under variables or write it before this step",
+                        u.name
+                    )
+                }
+                None => format!(
+                    "variable \"{}\" is read but never written, declared or built in; declare it under variables, write it before this step, or fix the name",
+                    u.name
+                ),
+            };
             sink.push(
                 index,
                 Some(u.step),
                 Code::UndefinedVariable,
                 u.pointer(flow),
-                format!(
-                    "variable \"{}\" is read but never written, declared or built in; declare it under variables, write it before this step, or fix the name",
-                    u.name
-                ),
+                message,
             );
         }
         for u in &flow_uses.writes {

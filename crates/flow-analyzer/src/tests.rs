@@ -128,6 +128,59 @@ fn possibly_unset_names_the_first_path_that_skips_the_write() {
     .assert_debug_eq(&found);
 }
 
+/// An undefined name suggests the nearest written, declared or built-in name (one helper,
+/// `botmesh_flow_schema::nearest_name`); a placeholder with capitals, the lower-cased one.
+#[test]
+fn undefined_and_malformed_names_suggest_the_name_meant() {
+    let flow = json!({ "version": 2, "id": "f", "variables": { "plan": { "type": "string", "default": "basic" } }, "steps": [
+        { "id": "q", "kind": "ask", "text": "Invoice?", "save": "invoice" },
+        { "id": "m", "kind": "message", "text": "Hi {{name}}, {{invoic}} on {{plann}} to {{phone_number}}, {{colour}}" },
+        { "id": "c", "kind": "message", "text": "{{Invoice}} {{ Plan }} {{Bad Name}}" },
+        { "id": "bye", "kind": "end" }
+    ]});
+    let found: Vec<String> = lint(&[&flow])
+        .into_iter()
+        .filter(|d| matches!(d.code, Code::UndefinedVariable | Code::MalformedPlaceholder))
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect();
+    expect![[r#"
+        [
+            "/steps/1/text: variable \"name\" is read but never written, declared or built in; did you mean the built-in \"contact_name\"? If not, declare it under variables or write it before this step",
+            "/steps/1/text: variable \"invoic\" is read but never written, declared or built in; did you mean \"invoice\"? If not, declare it under variables or write it before this step",
+            "/steps/1/text: variable \"plann\" is read but never written, declared or built in; did you mean \"plan\"? If not, declare it under variables or write it before this step",
+            "/steps/1/text: variable \"phone_number\" is read but never written, declared or built in; did you mean the built-in \"contact_phone\"? If not, declare it under variables or write it before this step",
+            "/steps/1/text: variable \"colour\" is read but never written, declared or built in; declare it under variables, write it before this step, or fix the name",
+            "/steps/2/text: placeholder \"{{Invoice}}\" does not name a variable (variable names are lower case), so it is sent as written; did you mean {{invoice}}?",
+            "/steps/2/text: placeholder \"{{ Plan }}\" does not name a variable (variable names are lower case), so it is sent as written; did you mean {{plan}}?",
+            "/steps/2/text: placeholder \"{{Bad Name}}\" does not name a variable; use lowercase letters, digits and underscores (spaces only around the name), e.g. {{name}}",
+        ]
+    "#]]
+    .assert_debug_eq(&found);
+}
+
+/// `infinite-loop` names the way back to point elsewhere (its field and pointer), as well as the
+/// wait that keeps the loop.
+#[test]
+fn an_infinite_loop_names_its_way_back() {
+    let flow = json!({ "version": 2, "id": "f", "steps": [
+        { "id": "a", "kind": "message", "text": "a" },
+        { "id": "b", "kind": "message", "text": "b", "next": "a" },
+        { "id": "c", "kind": "set", "var": "x", "value": 1, "next": "c" },
+    ]});
+    let found: Vec<String> = lint(&[&flow])
+        .into_iter()
+        .filter(|d| d.code == Code::InfiniteLoop)
+        .map(|d| format!("{}: {}", d.path, d.message))
+        .collect();
+    expect![[r#"
+        [
+            "/steps/0: steps \"a\", \"b\" form a loop in which no step waits for the user, so the bot would spin; to give it an exit, point the \"next\" of step \"b\" (/steps/1/next, back to \"a\") at a step outside the loop, such as an end; to keep the loop, add an ask, buttons or list step to it, so the bot waits for the user each time round",
+            "/steps/2: step \"c\" leads back to itself without waiting for the user, so the bot would spin; to give it an exit, point the \"next\" of step \"c\" (/steps/2/next, back to \"c\") at a step outside the loop, such as an end; to keep the loop, add an ask, buttons or list step to it, so the bot waits for the user each time round",
+        ]
+    "#]]
+    .assert_debug_eq(&found);
+}
+
 #[test]
 fn a_long_unset_path_shows_its_first_three_and_last_four_steps() {
     let mut steps: Vec<Value> =

@@ -44,6 +44,7 @@ mod migrate;
 mod model;
 mod pointer;
 pub mod program;
+mod rename;
 mod schema;
 mod source_map;
 mod step_shape;
@@ -84,6 +85,7 @@ pub use schema::{
     strip_null_from_optional_properties,
 };
 pub use source_map::{Location, Member, SourceMap, SyntaxError, edit_text, parse_with_positions};
+pub use suggest::nearest_name;
 pub use validate::{
     Issue, MAX_PATTERN_PROGRAM, Summary, TOP_LEVEL_KEYS, Validation, re2_as_regex_syntax, validate,
 };

@@ -25,10 +25,13 @@
 //!   (quoted in a sentence): such a step never goes on, and version 1 forbids `next` on it.
 //! - 0 → 1, variable names with capitals (`Invoice`) are lower-cased wherever the document
 //!   names a variable (an `ask`'s `variable`, a menu's or `action`'s `save`, a `set`'s `var`,
-//!   branch conditions, `variables`), one sentence per variable naming the steps; only when the
-//!   lower-cased name is a valid variable name no other variable, built-in or capitalised
-//!   variable of the document already has (a clash is reported and left). `{{…}}` placeholders
-//!   are not renamed yet (lint reports a `{{Invoice}}` left behind).
+//!   branch conditions, `variables`, and every `{{Invoice}}` of an interpolated field, found by
+//!   the one placeholder scanner: see `rename.rs`), one sentence per variable naming the steps
+//!   and counting the placeholders; only when the lower-cased name is a valid variable name that
+//!   no other variable, built-in or capitalised variable of the document already has (a clash is
+//!   reported and left: the sentence names what it clashes with). A `{{Name}}` that nothing
+//!   writes is lower-cased too (the runtime would send it as written); lint then says whether
+//!   `name` is defined.
 //! - 0 → 1, `message` becomes `text` on every step (so a menu's prompt is the `text` of
 //!   the `buttons` or `list` step it becomes). A `list` needs a `button` label, which
 //!   version 0 has no field for: it gets `Menu` (reported) unless the step has one.
@@ -55,10 +58,8 @@ pub(crate) mod tests;
 
 use crate::canonical::{canonical_eq, integer_value};
 use crate::error::{json_type, short_json};
-use crate::limits::{
-    BUILT_IN_VARIABLES, MAX_BUTTON_TITLE, MAX_BUTTONS, MAX_CONDITION_DEPTH, MAX_FLOW_ID,
-    MAX_LIST_ROWS, MAX_ROW_TITLE,
-};
+use crate::limits::{MAX_BUTTON_TITLE, MAX_BUTTONS, MAX_FLOW_ID, MAX_LIST_ROWS, MAX_ROW_TITLE};
+use crate::rename;
 use crate::{CURRENT_VERSION, Error, Issue};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -545,153 +546,117 @@ fn zero_to_one(doc: &mut Map<String, Value>) -> Vec<String> {
 }
 
 /// Lower-cases the variable names written with capitals (the 2023 dashboard's `Invoice`)
-/// where a version 1 document names a variable: an `ask`'s `variable` (or `save`), a menu's
-/// or an `action`'s `save`, a `set`'s `var`, the `var` of every branch condition, and the
-/// names of `variables`. A name is lower-cased only when that gives a valid variable name
-/// that nothing else in the document is called (another variable, a built-in, or another
-/// capitalised name with the same lower case): a clash is reported and left for the author.
-/// One sentence per variable, in document order.
-///
-/// `{{…}}` placeholders are not renamed here: that needs the placeholder scanner the runtime
-/// and lint share, so a `{{Invoice}}` left behind is reported by lint as it is.
+/// everywhere a version 1 document names them ([`crate::rename`]: writes, branch conditions,
+/// placeholders of the interpolated fields, declarations), when that gives a variable name
+/// nothing else in the document is called; a clash is reported and left for the author. One
+/// sentence per variable, in document order.
 fn lower_case_variables(doc: &mut Map<String, Value>) -> Vec<String> {
-    let declared: Vec<String> = match doc.get("variables") {
-        Some(Value::Object(variables)) => variables.keys().cloned().collect(),
-        _ => Vec::new(),
-    };
-    let mut slots = variable_slots(doc);
-    // Every name in document order (steps first, then the declarations), with where it is.
-    let mut names: Vec<(String, Vec<String>)> = Vec::new();
-    let mut add = |name: &str, place: String| match names.iter_mut().find(|(n, _)| n == name) {
-        Some((_, places)) => {
-            if !places.contains(&place) {
-                places.push(place);
-            }
-        }
-        None => names.push((name.to_owned(), vec![place])),
-    };
-    for (place, slot) in &slots {
-        if let Some(name) = slot.as_str() {
-            add(name, place.clone());
+    let mut document = Value::Object(std::mem::take(doc));
+    let places = rename::places(&document);
+    let names = rename::Names::of(&places);
+    // Each name with capitals, in document order, with its places.
+    let mut order: Vec<(&str, Vec<&rename::Place>)> = Vec::new();
+    for place in &places {
+        match order.iter_mut().find(|(name, _)| *name == place.name) {
+            Some((_, seen)) => seen.push(place),
+            None => order.push((&place.name, vec![place])),
         }
     }
-    for name in &declared {
-        add(name, "its declaration".to_owned());
-    }
-    let wanted = |name: &str| {
-        let lower = name.to_ascii_lowercase();
-        (lower != name && crate::program::is_variable_name(&lower)).then_some(lower)
+    let steps = document.get("steps").and_then(Value::as_array);
+    let step_at = |index: usize| match steps.and_then(|steps| steps.get(index)) {
+        Some(Value::Object(step)) => step_name(index, step),
+        _ => format!("/steps/{index}"),
     };
     let mut renames: BTreeMap<String, String> = BTreeMap::new();
     let mut sentences = Vec::new();
-    for (name, places) in &names {
-        let Some(lower) = wanted(name) else {
+    for (name, places) in &order {
+        let Some(lowering) = names.lowering(name) else {
             continue;
         };
-        let clash = if BUILT_IN_VARIABLES.contains(&lower.as_str()) {
-            Some("which is a built-in variable; rename it".to_owned())
-        } else if names.iter().any(|(other, _)| *other == lower) {
-            Some("which this document also uses; rename one of them".to_owned())
-        } else {
-            names
-                .iter()
-                .find(|(other, _)| other != name && wanted(other).as_ref() == Some(&lower))
-                .map(|(other, _)| format!("as is {}; rename one of them", quote(other)))
-        };
-        match clash {
-            Some(clash) => sentences.push(format!(
-                "left the variable {} as it is: lower-cased it would be {}, {clash}",
-                quote(name),
-                quote(&lower)
-            )),
-            None => {
+        match lowering {
+            rename::Lowering::Clash(lower, clash) => {
+                let why = match clash {
+                    rename::Clash::BuiltIn => "which is a built-in variable; rename it".to_owned(),
+                    rename::Clash::Used(place) => {
+                        let at = place.step.map_or_else(
+                            || "its declaration".to_owned(),
+                            |step| format!("step {}", step_at(step)),
+                        );
+                        format!("which this document also uses (in {at}); rename one of them")
+                    }
+                    rename::Clash::Also(other) => {
+                        format!("as is {}; rename one of them", quote(&other))
+                    }
+                };
+                sentences.push(format!(
+                    "left the variable {} as it is: lower-cased it would be {}, {why}",
+                    quote(name),
+                    quote(&lower)
+                ));
+            }
+            rename::Lowering::Rename(lower) => {
                 sentences.push(format!(
                     "renamed the variable {} to {} (variable names are lower case) in {}",
                     quote(name),
                     quote(&lower),
-                    places.join(", ")
+                    where_named(places, &step_at)
                 ));
-                renames.insert(name.clone(), lower);
+                renames.insert((*name).to_owned(), lower);
             }
         }
     }
-    for (_, slot) in &mut slots {
-        if let Some(new) = slot.as_str().and_then(|name| renames.get(name)) {
-            **slot = Value::from(new.clone());
-        }
+    let patch = rename::patch(&document, &places, &renames);
+    if let Err(error) = crate::fix::apply_patch(&mut document, &patch) {
+        // The patch is made from this very document, so this does not happen; if it did, the
+        // names stay as they were and the sentences say so.
+        sentences.push(format!(
+            "the renames above could not be made ({error}): the names were left as they were"
+        ));
     }
-    if let Some(Value::Object(variables)) = doc.get_mut("variables") {
-        for (old, new) in &renames {
-            if let Some(declaration) = variables.remove(old) {
-                variables.insert(new.clone(), declaration);
-            }
-        }
+    if let Value::Object(map) = document {
+        *doc = map;
     }
     sentences
 }
 
-/// Every value that names a variable in a version 1 document's steps (see
-/// [`lower_case_variables`]), each with the step it is in, in document order.
-fn variable_slots(doc: &mut Map<String, Value>) -> Vec<(String, &mut Value)> {
-    let mut slots = Vec::new();
-    let Some(Value::Array(steps)) = doc.get_mut("steps") else {
-        return slots;
-    };
-    for (index, step) in steps.iter_mut().enumerate() {
-        let Value::Object(step) = step else {
-            continue;
-        };
-        let place = format!("step {}", step_name(index, step));
-        let kind = step.get("kind").and_then(Value::as_str).unwrap_or_default();
-        let keys: &[&str] = match kind {
-            "ask" => &["variable", "save"],
-            "buttons" | "list" | "action" => &["save"],
-            "set" => &["var"],
-            "branch" => &["conditions", "cases"],
-            _ => &[],
-        };
-        for (key, value) in step.iter_mut() {
-            if !keys.contains(&key.as_str()) {
-                continue;
-            }
-            if key == "conditions" || key == "cases" {
-                let cases = value.as_array_mut().into_iter().flatten();
-                for when in cases.filter_map(|case| case.get_mut("when")) {
-                    condition_slots(when, 1, &place, &mut slots);
+/// Where a variable is named, for a sentence: `step "a", step "b", its declaration and 2
+/// placeholders of step "c"`.
+fn where_named(places: &[&rename::Place], step_at: &dyn Fn(usize) -> String) -> String {
+    let mut named: Vec<String> = Vec::new();
+    let mut placeholders = 0;
+    let mut placeholder_steps: Vec<String> = Vec::new();
+    for place in places {
+        match (place.kind, place.step) {
+            (rename::Use::Placeholder, Some(step)) => {
+                placeholders += 1;
+                let step = format!("step {}", step_at(step));
+                if !placeholder_steps.contains(&step) {
+                    placeholder_steps.push(step);
                 }
-            } else {
-                slots.push((place.clone(), value));
+            }
+            (rename::Use::Declaration, _) | (_, None) => {
+                named.push("its declaration".to_owned());
+            }
+            (_, Some(step)) => {
+                let step = format!("step {}", step_at(step));
+                if !named.contains(&step) {
+                    named.push(step);
+                }
             }
         }
     }
-    slots
-}
-
-/// The `var` of every leaf of a condition, down to the deepest level a valid condition has.
-fn condition_slots<'a>(
-    condition: &'a mut Value,
-    depth: usize,
-    place: &str,
-    slots: &mut Vec<(String, &'a mut Value)>,
-) {
-    let Value::Object(condition) = condition else {
-        return;
-    };
-    if depth > MAX_CONDITION_DEPTH {
-        return;
-    }
-    for (key, value) in condition.iter_mut() {
-        match key.as_str() {
-            "var" => slots.push((place.to_owned(), value)),
-            "all" | "any" => {
-                for child in value.as_array_mut().into_iter().flatten() {
-                    condition_slots(child, depth + 1, place, slots);
-                }
-            }
-            "not" => condition_slots(value, depth + 1, place, slots),
-            _ => {}
+    let mut text = named.join(", ");
+    if placeholders > 0 {
+        if !text.is_empty() {
+            text.push_str(" and ");
         }
+        text.push_str(&format!(
+            "{} of {}",
+            count(placeholders, "placeholder"),
+            placeholder_steps.join(", ")
+        ));
     }
+    text
 }
 
 /// A `question` (or the 2023 dashboard's `input`) becomes an `ask`; the dashboard's `var`

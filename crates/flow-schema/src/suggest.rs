@@ -264,6 +264,68 @@ pub(crate) fn closest<'a>(
     best.map(|(_, candidate)| candidate)
 }
 
+/// The name of `candidates` nearest to `word`, a name nothing defines (lint's
+/// `undefined-variable`: the candidates are the set's written and declared names, then the
+/// built-ins), or `None` when none is near.
+///
+/// Near is, first, a close spelling ([`closest`]: `invoic` → `invoice`); else a shared word
+/// part: the parts are the runs of letters between `_` and digits, of 3 letters or more, and
+/// two parts are shared when they are equal or one ends or starts with the other, itself of 4
+/// letters or more (`name` → `contact_name`, `phone_number` → `contact_phone`, `firstname` →
+/// `contact_name`). The most letters shared wins, then the earlier candidate.
+///
+/// ```
+/// use botmesh_flow_schema::{BUILT_IN_VARIABLES, nearest_name};
+/// assert_eq!(nearest_name("name", BUILT_IN_VARIABLES), Some("contact_name"));
+/// assert_eq!(nearest_name("invoic", ["invoice", "contact_name"]), Some("invoice"));
+/// assert_eq!(nearest_name("colour", BUILT_IN_VARIABLES), None);
+/// ```
+pub fn nearest_name<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str> + Clone,
+) -> Option<&'a str> {
+    if let Some(close) = closest(word, candidates.clone()) {
+        return Some(close);
+    }
+    let parts = word_parts(word);
+    let mut best: Option<(usize, &'a str)> = None;
+    for candidate in candidates {
+        if candidate == word {
+            continue;
+        }
+        let theirs = word_parts(candidate);
+        let shared: usize = parts
+            .iter()
+            .filter_map(|part| {
+                theirs
+                    .iter()
+                    .filter_map(|other| shared_part(part, other))
+                    .max()
+            })
+            .sum();
+        if shared > 0 && best.is_none_or(|(most, _)| shared > most) {
+            best = Some((shared, candidate));
+        }
+    }
+    best.map(|(_, candidate)| candidate)
+}
+
+/// The runs of ASCII letters of a name, of 3 letters or more.
+fn word_parts(name: &str) -> Vec<&str> {
+    name.split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|part| part.len() >= 3)
+        .collect()
+}
+
+/// The letters two word parts share: all of them when equal, the shorter one's when the longer
+/// ends or starts with it and it has 4 letters or more.
+fn shared_part(a: &str, b: &str) -> Option<usize> {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let shared =
+        short == long || (short.len() >= 4 && (long.ends_with(short) || long.starts_with(short)));
+    shared.then_some(short.len())
+}
+
 /// User text quoted in a message: at most 64 characters, cut at a character boundary with an
 /// ellipsis, so a message stays one short sentence whatever the document holds.
 pub(crate) fn short(text: &str) -> std::borrow::Cow<'_, str> {
@@ -356,6 +418,40 @@ mod tests {
         assert_eq!(sure_property("type", &["id", "kind"]), Some("kind"));
         assert_eq!(sure_kind("transfer", &["handoff", "end"]), Some("handoff"));
         assert_eq!(sure_kind("image", &["media"]), None);
+    }
+
+    #[test]
+    fn nearest_names_share_a_spelling_or_a_word_part() {
+        use crate::BUILT_IN_VARIABLES;
+        let builtin = |word| nearest_name(word, BUILT_IN_VARIABLES);
+        assert_eq!(builtin("name"), Some("contact_name"));
+        assert_eq!(builtin("firstname"), Some("contact_name"));
+        assert_eq!(builtin("phone_number"), Some("contact_phone"));
+        assert_eq!(builtin("message"), Some("last_message"));
+        assert_eq!(builtin("flowid"), Some("flow_id"), "a close spelling");
+        assert_eq!(builtin("colour"), None);
+        assert_eq!(
+            builtin("id"),
+            None,
+            "parts of fewer than 3 letters are not compared"
+        );
+        assert_eq!(
+            builtin("nam"),
+            None,
+            "a part inside another needs 4 letters"
+        );
+        // A close spelling beats a shared part; more shared letters beat fewer; then the
+        // earlier candidate (the document's names come before the built-ins).
+        let written = ["invoice_number", "invoice", "user_name"];
+        let near = |word| nearest_name(word, written.into_iter().chain(BUILT_IN_VARIABLES));
+        assert_eq!(near("invoic"), Some("invoice"));
+        assert_eq!(near("number_of_invoice"), Some("invoice_number"));
+        assert_eq!(near("name"), Some("user_name"));
+        assert_eq!(
+            nearest_name("total", ["total"]),
+            None,
+            "the same name is no suggestion"
+        );
     }
 
     #[test]

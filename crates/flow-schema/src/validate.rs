@@ -51,6 +51,7 @@ use crate::limits::{
 use crate::model::StepKind;
 use crate::pointer::push_token;
 use crate::program::is_variable_name;
+use crate::rename;
 use crate::suggest::{
     KindHint, alias, closest, closest_property, did_you_mean, kind_hint, kind_of, literal, short,
     sure_alias, sure_kind, sure_property, sure_value, unique_closest,
@@ -249,6 +250,8 @@ pub fn validate(document: &Value) -> Validation {
         step_ids: BTreeMap::new(),
         step_order: Vec::new(),
         patterns: BTreeMap::new(),
+        root: document,
+        places: None,
     };
     let Some(root) = document.as_object() else {
         v.issue(format!(
@@ -325,6 +328,10 @@ struct Validator<'d> {
     step_order: Vec<&'d str>,
     /// Regular expressions already parsed → why they are not RE2 syntax, if they are not.
     patterns: BTreeMap<&'d str, Option<String>>,
+    /// The document, for fixes that change it in more than one place.
+    root: &'d Value,
+    /// Where the document names its variables, found on the first variable name with capitals.
+    places: Option<(Vec<rename::Place>, rename::Names)>,
 }
 
 impl<'d> Validator<'d> {
@@ -627,13 +634,88 @@ impl<'d> Validator<'d> {
 
     /// A variable written by a step: a variable name, not a built-in.
     fn variable_write(&mut self, value: &'d Value) {
-        if let Some(name) = self.name(value, Shape::Variable)
+        if let Some(name) = self.variable_name(value)
             && BUILT_IN_VARIABLES.contains(&name)
         {
             self.issue(format!(
                 "cannot write the built-in variable \"{name}\" (it is read-only)"
             ));
         }
+    }
+
+    /// A variable name (written or read); one with capitals gets the fix that lower-cases it.
+    fn variable_name(&mut self, value: &'d Value) -> Option<&'d str> {
+        let name = self.name(value, Shape::Variable);
+        if name.is_none()
+            && let Some(text) = value.as_str()
+        {
+            self.lower_case_fix(text);
+        }
+        name
+    }
+
+    /// Gives the last issue, about the variable name `name`, the lower-cased name: as a hint,
+    /// and as a fix that renames it everywhere the document names it (writes, conditions,
+    /// placeholders, the declaration; [`rename`]), the way migration lower-cases the 2023
+    /// dashboard's variables. When the lower-cased name is taken, the hint says by what, and
+    /// there is no fix.
+    fn lower_case_fix(&mut self, name: &str) {
+        let root = self.root;
+        let (places, names) = self.places.get_or_insert_with(|| {
+            let places = rename::places(root);
+            let names = rename::Names::of(&places);
+            (places, names)
+        });
+        let (hint, fix) = match names.lowering(name) {
+            None => return,
+            Some(rename::Lowering::Clash(lower, clash)) => {
+                let hint = match clash {
+                    rename::Clash::BuiltIn => format!(
+                        " (lower-cased it would be the built-in \"{lower}\", which is read-only: choose another name)"
+                    ),
+                    rename::Clash::Used(place) => format!(
+                        " (lower-cased it would be \"{lower}\", which this document already uses at {}: rename one of them)",
+                        place.pointer
+                    ),
+                    rename::Clash::Also(other) => format!(
+                        " (lower-cased it would be \"{lower}\", as would \"{}\": rename one of them)",
+                        short(&other)
+                    ),
+                };
+                (hint, None)
+            }
+            Some(rename::Lowering::Rename(lower)) => {
+                let renames = BTreeMap::from([(name.to_owned(), lower.clone())]);
+                let patch = rename::patch(root, places, &renames);
+                let named: Vec<&rename::Place> =
+                    places.iter().filter(|place| place.name == name).collect();
+                let mut counts = Vec::new();
+                for (kind, noun) in [
+                    (rename::Use::Write, "write"),
+                    (rename::Use::Condition, "condition"),
+                    (rename::Use::Placeholder, "placeholder"),
+                    (rename::Use::Declaration, "declaration"),
+                ] {
+                    let n = named.iter().filter(|place| place.kind == kind).count();
+                    if n > 0 {
+                        counts.push(format!("{n} {noun}{}", if n == 1 { "" } else { "s" }));
+                    }
+                }
+                let fix = Fix::safe(
+                    format!(
+                        "rename the variable \"{}\" to \"{lower}\" everywhere the document names it ({})",
+                        short(name),
+                        counts.join(", ")
+                    ),
+                    patch,
+                );
+                (did_you_mean(Some(&lower)), Some(fix))
+            }
+        };
+        if let Some(issue) = self.issues.last_mut() {
+            issue.message.push_str(&hint);
+        }
+        self.with_fix(fix);
     }
 
     /// Strings that must differ from each other (`metadata.tags`, `trigger.keywords`).
@@ -790,9 +872,11 @@ impl<'d> Validator<'d> {
             let mark = self.push(name);
             if !Shape::Variable.matches(name) {
                 self.issue(format!(
-                    "invalid variable name \"{name}\": {}",
+                    "invalid variable name \"{}\": {}",
+                    short(name),
                     Shape::Variable.rule()
                 ));
+                self.lower_case_fix(name);
             }
             self.variable(declaration);
             self.pop(mark);
@@ -1325,7 +1409,7 @@ impl<'d> Validator<'d> {
             self.required(object, &LEAF[..2]);
         }
         self.field(object, "var", |v, value| {
-            v.name(value, Shape::Variable);
+            v.variable_name(value);
         });
         let mut op = None;
         self.field(object, "op", |v, value| {

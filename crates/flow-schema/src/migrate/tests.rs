@@ -448,7 +448,8 @@ proptest! {
 }
 
 /// A well-formed 2023 dashboard export: menus of `{ label, goto }` options, inputs with `var`
-/// (some with capitals) and `validate`, transfers with a queue, an `id` that is a name.
+/// (some with capitals) and `validate`, messages that read them (`{{Invoice}}`), transfers with
+/// a queue, an `id` that is a name.
 fn dashboard_export() -> BoxedStrategy<Value> {
     const IDS: [&str; 4] = ["Support Bot", "Ventas 24h", "ok_id", "Ñandú Bot"];
     const VARS: [&str; 4] = ["Invoice", "OrderNumber", "city", "Email_Address"];
@@ -464,7 +465,7 @@ fn dashboard_export() -> BoxedStrategy<Value> {
                 .map(|(i, &(kind, a, b, options))| {
                     let id = format!("step{i}");
                     match kind {
-                        0 => json!({ "id": id, "type": "text", "message": format!("Hi {{{{contact_name}}}} {i}"), "goto": target(a) }),
+                        0 => json!({ "id": id, "type": "text", "message": format!("Hi {{{{contact_name}}}} {i}: {{{{{}}}}}", VARS[b % VARS.len()]), "goto": target(a) }),
                         1 => {
                             let mut step = json!({ "id": id, "type": "input", "message": "Your answer?", "var": VARS[a % VARS.len()] });
                             if b % 2 == 0 {
@@ -493,11 +494,17 @@ proptest! {
 
     /// Every well-formed dashboard export becomes a valid version 2 document, every menu
     /// option going where it went, every transfer keeping its queue, every input its
-    /// variable (lower-cased) and its pattern.
+    /// variable (lower-cased, and every placeholder that reads it) and its pattern.
     #[test]
     fn dashboard_exports_migrate_to_valid_documents(export in dashboard_export()) {
         let migration = migrate(&export, 2).unwrap();
         prop_assert_eq!(&migration.issues, &Vec::new(), "{:#}", migration.document);
+        // No capital variable is left, in a placeholder either.
+        let mut strings = Vec::new();
+        collect_strings(&migration.document, &mut strings);
+        for text in &strings {
+            prop_assert_eq!(crate::program::capital_holes(text).count(), 0, "{}", text);
+        }
         let before = export["steps"].as_array().unwrap();
         let after = migration.document["steps"].as_array().unwrap();
         for (old, new) in before.iter().zip(after) {
@@ -827,6 +834,65 @@ fn dashboard_capital_variables_are_lower_cased_where_they_are_named() {
 }
 
 #[test]
+fn capital_placeholders_are_lower_cased_in_every_interpolated_field() {
+    let legacy = json!({ "name": "Caps", "steps": [
+        { "id": "ask", "type": "input", "message": "Invoice, {{Contact_Name}}?", "var": "Invoice",
+          "retryText": "Not an invoice: {{ Invoice }}", "validate": "^INV" },
+        { "id": "pic", "type": "image", "url": "https://example.com/i.png", "caption": "{{Invoice}}" },
+        { "id": "keep", "type": "set", "var": "Copy", "value": "copy of {{Invoice}}" },
+        { "id": "tpl", "type": "template", "name": "receipt", "language": "en", "parameters": ["{{Invoice}}", "{{Copy}}"] },
+        { "id": "call", "type": "action", "handler": "billing.lookup", "args": { "ids": ["{{Invoice}}"], "who": { "n": "{{Name}}" } }, "save": "Result" },
+        { "id": "bye", "type": "end", "message": "{{Invoice}} {{Result}}, {{Name}}. {{Invoice}}" } ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    let document = &migration.document;
+    let at = |pointer: &str| document.pointer(pointer).cloned().unwrap_or_default();
+    assert_eq!(at("/steps/0/text"), "Invoice, {{Contact_Name}}?");
+    assert_eq!(at("/steps/0/retryText"), "Not an invoice: {{ invoice }}");
+    assert_eq!(at("/steps/1/caption"), "{{invoice}}");
+    assert_eq!(at("/steps/2/var"), "copy");
+    assert_eq!(at("/steps/2/value"), "copy of {{invoice}}");
+    assert_eq!(
+        at("/steps/3/parameters"),
+        json!(["{{invoice}}", "{{copy}}"])
+    );
+    assert_eq!(at("/steps/4/args/ids/0"), "{{invoice}}");
+    assert_eq!(at("/steps/4/args/who/n"), "{{name}}");
+    assert_eq!(at("/steps/4/save"), "result");
+    assert_eq!(
+        at("/steps/5/text"),
+        "{{invoice}} {{result}}, {{name}}. {{invoice}}"
+    );
+    let said = sentences(&migration);
+    for sentence in [
+        "renamed the variable \"Invoice\" to \"invoice\" (variable names are lower case) in step \"ask\" and 7 placeholders of step \"ask\", step \"pic\", step \"keep\", step \"tpl\", step \"call\", step \"bye\"",
+        "left the variable \"Contact_Name\" as it is: lower-cased it would be \"contact_name\", which is a built-in variable; rename it",
+        "renamed the variable \"Copy\" to \"copy\" (variable names are lower case) in step \"keep\" and 1 placeholder of step \"tpl\"",
+        "renamed the variable \"Name\" to \"name\" (variable names are lower case) in 2 placeholders of step \"call\", step \"bye\"",
+        "renamed the variable \"Result\" to \"result\" (variable names are lower case) in step \"call\" and 1 placeholder of step \"bye\"",
+    ] {
+        assert!(said.contains(&sentence), "{sentence} in {said:#?}");
+    }
+    // The one left is reported by validation or lint, not sent as written unnoticed.
+    assert_eq!(migration.issues, []);
+}
+
+#[test]
+fn a_capital_placeholder_that_would_clash_is_left_with_its_variable() {
+    let legacy = json!({ "name": "Clash", "steps": [
+        { "id": "a", "type": "input", "message": "?", "var": "Total" },
+        { "id": "b", "type": "text", "message": "{{Total}} or {{total}}?" } ]});
+    let migration = migrate(&legacy, 2).unwrap();
+    assert_eq!(migration.document["steps"][0]["save"], "Total");
+    assert_eq!(
+        migration.document["steps"][1]["text"],
+        "{{Total}} or {{total}}?"
+    );
+    assert!(sentences(&migration).contains(
+        &"left the variable \"Total\" as it is: lower-cased it would be \"total\", which this document also uses (in step \"b\"); rename one of them"
+    ));
+}
+
+#[test]
 fn capital_variables_that_would_clash_are_left_and_reported() {
     let legacy = json!({ "name": "Clash", "steps": [
         { "id": "a", "type": "input", "message": "?", "var": "Total" },
@@ -845,7 +911,7 @@ fn capital_variables_that_would_clash_are_left_and_reported() {
     );
     let said = sentences(&migration);
     for sentence in [
-        "left the variable \"Total\" as it is: lower-cased it would be \"total\", which this document also uses; rename one of them",
+        "left the variable \"Total\" as it is: lower-cased it would be \"total\", which this document also uses (in step \"b\"); rename one of them",
         "left the variable \"Code\" as it is: lower-cased it would be \"code\", as is \"CODE\"; rename one of them",
         "left the variable \"CODE\" as it is: lower-cased it would be \"code\", as is \"Code\"; rename one of them",
         "left the variable \"Contact_Name\" as it is: lower-cased it would be \"contact_name\", which is a built-in variable; rename it",
@@ -857,23 +923,68 @@ fn capital_variables_that_would_clash_are_left_and_reported() {
     assert!(migration.issues.iter().any(|i| i.path == "/steps/5/save"));
 }
 
-/// A 2023 dashboard export (`test_data/flows/v0/dashboard-support-2023.json`) becomes a valid
-/// version 2 document whose menu goes where the dashboard's went; its golden migration is
-/// checked with the other fixtures, and `mcp-bin`'s end-to-end tests run it.
+/// The 2023 dashboard exports (`test_data/flows/v0/dashboard-*.json`) become valid version 2
+/// documents whose menus go where the dashboard's went and that name no variable with capitals,
+/// in a placeholder either; their golden migrations are checked with the other fixtures, and
+/// `mcp-bin`'s end-to-end tests run them.
 #[test]
-fn the_dashboard_export_migrates_to_a_valid_document_with_its_routing() {
-    let export = read_json(&test_data().join("flows/v0/dashboard-support-2023.json"));
-    let migration = migrate(&export, 2).unwrap();
-    assert_eq!(migration.issues, []);
-    let document = &migration.document;
-    assert_eq!(document["id"], "acme-support-bot");
-    let options = export["steps"][1]["options"].as_array().unwrap();
-    let rows = document["steps"][1]["sections"][0]["rows"]
-        .as_array()
-        .unwrap();
-    assert_eq!(rows.len(), options.len());
-    for (option, row) in options.iter().zip(rows) {
-        assert_eq!(row["title"], option["label"]);
-        assert_eq!(row["next"], option["goto"]);
+fn the_dashboard_exports_migrate_to_valid_documents_with_their_routing() {
+    let exports: Vec<PathBuf> = fixtures("flows/v0")
+        .into_iter()
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("dashboard-"))
+        })
+        .collect();
+    assert_eq!(exports.len(), 3, "{exports:?}");
+    for path in exports {
+        let export = read_json(&path);
+        let migration = migrate(&export, 2).unwrap();
+        let name = path.display();
+        assert_eq!(migration.issues, [], "{name}");
+        let document = &migration.document;
+        assert!(crate::validate::is_flow_id(
+            document["id"].as_str().unwrap()
+        ));
+        let mut menus = 0;
+        for (old, new) in export["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(document["steps"].as_array().unwrap())
+        {
+            let Some(options) = old.get("options").and_then(Value::as_array) else {
+                continue;
+            };
+            menus += 1;
+            let items = new
+                .get("buttons")
+                .cloned()
+                .unwrap_or_else(|| new["sections"][0]["rows"].clone());
+            let items = items.as_array().unwrap();
+            assert_eq!(items.len(), options.len(), "{name}");
+            for (option, item) in options.iter().zip(items) {
+                let title = option.get("label").or_else(|| option.get("title"));
+                let target = option.get("goto").or_else(|| option.get("next"));
+                assert_eq!(Some(&item["title"]), title, "{name}");
+                assert_eq!(Some(&item["next"]), target, "{name}");
+            }
+        }
+        assert!(menus > 0, "{name}");
+        for place in crate::rename::places(document) {
+            assert!(
+                !place.name.bytes().any(|b| b.is_ascii_uppercase()),
+                "{name}: {place:?}"
+            );
+        }
+        let mut strings = Vec::new();
+        collect_strings(document, &mut strings);
+        for text in &strings {
+            assert_eq!(
+                crate::program::capital_holes(text).count(),
+                0,
+                "{name}: {text}"
+            );
+        }
     }
 }

@@ -46,7 +46,10 @@ use crate::model::StepKind;
 use crate::model::{InputKind, MatchMode};
 use crate::pointer::push_token;
 pub use cond::{Cond, Leaf, Op};
-pub use placeholder::{Found, Hole, Problem, Scan, holes, is_variable_name, scan};
+pub use placeholder::{
+    CapitalHole, Found, Hole, Problem, Scan, capital_holes, holes, is_variable_name, lower_cased,
+    rename_capital_holes, scan,
+};
 
 /// A compiled set: the document's flow first, then the subflows, in the order given.
 #[derive(Debug, Clone)]

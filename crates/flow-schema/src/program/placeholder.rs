@@ -95,6 +95,13 @@ impl<'t> Iterator for Scan<'t> {
     type Item = Found<'t>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        self.next_at().map(|(_, found)| found)
+    }
+}
+
+impl<'t> Scan<'t> {
+    /// The next thing found, with the byte offset of its `{{`.
+    fn next_at(&mut self) -> Option<(usize, Found<'t>)> {
         let text = self.text;
         let bytes = text.as_bytes();
         while !self.done {
@@ -102,11 +109,12 @@ impl<'t> Iterator for Scan<'t> {
             if let Some((name, end)) = placeholder(bytes, start) {
                 self.at = end;
                 // `placeholder` checked that `name` is ASCII between these offsets.
-                return Some(Found::Hole(Hole {
+                let hole = Hole {
                     start,
                     end,
                     name: &text[name],
-                }));
+                };
+                return Some((start, Found::Hole(hole)));
             }
             self.at = start + 1;
             if bytes.get(start + 2) == Some(&b'{') {
@@ -132,10 +140,72 @@ impl<'t> Iterator for Scan<'t> {
                     }
                 }
             };
-            return Some(Found::Problem(problem));
+            return Some((start, Found::Problem(problem)));
         }
         None
     }
+}
+
+/// A `{{…}}` that is no placeholder only because its name has capitals (`{{Invoice}}`,
+/// `{{ Invoice }}`): the runtime sends it as written. Exactly the [`Problem::Invalid`] of
+/// [`scan`] whose inside, spaces trimmed, is a variable name once ASCII-lower-cased (the 2023
+/// dashboard's variables, which migration and validation's fixes lower-case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CapitalHole<'a> {
+    /// The byte offset of the name in the text (after `{{` and any spaces).
+    pub start: usize,
+    /// The name as written (`Invoice`).
+    pub name: &'a str,
+}
+
+/// The [`CapitalHole`]s of `text`, left to right, from the one scan.
+pub fn capital_holes(text: &str) -> impl Iterator<Item = CapitalHole<'_>> {
+    let mut scan = scan(text);
+    std::iter::from_fn(move || scan.next_at()).filter_map(|(start, found)| {
+        let Found::Problem(Problem::Invalid(inner)) = found else {
+            return None;
+        };
+        lower_cased(inner)?;
+        let name = inner.trim_matches(' ');
+        let lead = inner.len() - inner.trim_start_matches(' ').len();
+        Some(CapitalHole {
+            start: start + 2 + lead,
+            name,
+        })
+    })
+}
+
+/// The variable name the inside of a `{{…}}` (as [`Problem::Invalid`] gives it) names once
+/// ASCII-lower-cased, when only its capitals keep it from being a placeholder (`Invoice`,
+/// ` Invoice `: `invoice`).
+pub fn lower_cased(inner: &str) -> Option<String> {
+    let name = inner.trim_matches(' ');
+    let lower = name.to_ascii_lowercase();
+    (lower != name && is_variable_name(&lower)).then_some(lower)
+}
+
+/// `text` with the name of each [`CapitalHole`] that `rename` maps replaced by what it maps
+/// to (the braces and spaces kept), or `None` when nothing was replaced.
+pub fn rename_capital_holes<'n>(
+    text: &str,
+    rename: impl Fn(&str) -> Option<&'n str>,
+) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut replaced = false;
+    for hole in capital_holes(text) {
+        if let Some(new) = rename(hole.name) {
+            out.push_str(&text[copied..hole.start]);
+            out.push_str(new);
+            copied = hole.start + hole.name.len();
+            replaced = true;
+        }
+    }
+    if !replaced {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
 }
 
 /// The byte offset of the first `pair` (two ASCII bytes, so always a char boundary) at or after
@@ -246,6 +316,32 @@ mod tests {
         assert_eq!(
             holes("{{a}} {{ {{b}}").map(|h| h.name).collect::<Vec<_>>(),
             ["a", "b"]
+        );
+    }
+
+    #[test]
+    fn capital_holes_are_invalid_placeholders_that_lower_case_would_fix() {
+        let text = "{{Invoice}} {{ Order_2 }} {{name}} {{Año}} {{A b}} {{{Total}}} {{X";
+        let found: Vec<(usize, &str)> = capital_holes(text).map(|h| (h.start, h.name)).collect();
+        assert_eq!(found, [(2, "Invoice"), (15, "Order_2"), (55, "Total")]);
+        for (start, name) in found {
+            assert_eq!(&text[start..start + name.len()], name);
+        }
+        let lower = |name: &str| match name {
+            "Invoice" => Some("invoice"),
+            "Total" => Some("total"),
+            _ => None,
+        };
+        assert_eq!(
+            rename_capital_holes(text, lower).as_deref(),
+            Some("{{invoice}} {{ Order_2 }} {{name}} {{Año}} {{A b}} {{{total}}} {{X")
+        );
+        assert_eq!(rename_capital_holes("{{Order_2}} {{x}}", lower), None);
+        // What is renamed is then a placeholder of the same scan.
+        let renamed = rename_capital_holes("Hi {{ Invoice }}!", lower).unwrap();
+        assert_eq!(
+            holes(&renamed).map(|h| h.name).collect::<Vec<_>>(),
+            ["invoice"]
         );
     }
 

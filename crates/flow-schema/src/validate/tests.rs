@@ -141,7 +141,7 @@ fn top_level_metadata_trigger_and_variables() {
             /trigger/keywords: must be an array of 1-50 keywords, found 0
             /trigger/match: must be one of "exact", "contains", "startsWith", found "startswith" (did you mean "startsWith"?)
             /trigger/fallback: must be a boolean, found "yes"
-            /variables/Name: invalid variable name "Name": must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_"
+            /variables/Name: invalid variable name "Name": must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_" (did you mean "name"?)
             /variables/age/type: must be one of "string", "number", "boolean", found "int" (did you mean "number"?)
             /variables/vip/default: must be a boolean (the declared type), found a string
             /variables/vip/description: must be a string of 1-200 characters, found an empty string
@@ -374,7 +374,7 @@ fn asks_sets_delays_actions_and_subflows() {
             /steps/2/pattern: must be a regular expression in RE2 syntax: backreferences are not supported
             /steps/3/var: cannot write the built-in variable "last_message" (it is read-only)
             /steps/3/value: must be a string, number, boolean or null, found an object
-            /steps/4/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Total"
+            /steps/4/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Total" (did you mean "total"?)
             /steps/4/value: must be a string, number, boolean or null, found an array
             /steps/5/seconds: must be an integer from 1 to 86400, found 0
             /steps/5/typing: must be a boolean, found "yes"
@@ -419,7 +419,7 @@ fn conditions() {
             /steps/0/cases/0/when/value: must be a number, found "5"
             /steps/0/cases/1/when/value: "value" is not allowed with op "exists"
             /steps/0/cases/2/when: missing required property "value"
-            /steps/0/cases/3/when/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Age"
+            /steps/0/cases/3/when/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Age" (lower-cased it would be "age", which this document already uses at /steps/0/cases/0/when/var: rename one of them)
             /steps/0/cases/3/when/op: must be one of "eq", "ne", "lt", "lte", "gt", "gte", "contains", "startsWith", "matches", "exists", "in", found "equals" (did you mean "eq"?)
             /steps/0/cases/4/when/value: must be an array of 1-50 strings, numbers, booleans or nulls, found an array among them
             /steps/0/cases/5/when/value: must be a regular expression in RE2 syntax: unclosed group
@@ -777,6 +777,79 @@ fn dashboard_words_name_their_fix() {
     assert_eq!(fixed["steps"][0]["save"], "invoice");
     assert_eq!(fixed["steps"][0]["pattern"], "^INV-[0-9]{4}$");
     assert_eq!(fixed["steps"][1]["var"], "plan");
+}
+
+/// A variable name with capitals (the 2023 dashboard's `Invoice`) suggests the lower-cased
+/// name, and each issue about it carries the one fix that renames it everywhere the document
+/// names it: its writes, the conditions and placeholders that read it, its declaration. A
+/// lower-cased name that is taken is said, with no fix.
+#[test]
+fn variable_names_with_capitals_are_lower_cased_everywhere_by_their_fix() {
+    let document = json!({ "version": 2, "id": "caps", "variables": { "Invoice": { "type": "string" } }, "steps": [
+        { "id": "q", "kind": "ask", "text": "Invoice?", "save": "Invoice", "retryText": "{{Invoice}} is no invoice" },
+        { "id": "b", "kind": "branch", "cases": [{ "when": { "not": { "var": "Invoice", "op": "exists" } }, "next": "q" }] },
+        { "id": "m", "kind": "message", "text": "Got {{Invoice}}, {{ Invoice }} for {{Contact_Name}}" },
+        { "id": "a", "kind": "action", "handler": "billing.find", "args": { "ids": ["{{Invoice}}"] }, "save": "Total" },
+        { "id": "t", "kind": "message", "text": "{{total}}" },
+        { "id": "c1", "kind": "set", "var": "Code", "value": 1 },
+        { "id": "c2", "kind": "set", "var": "CODE", "value": 2 },
+        { "id": "n", "kind": "set", "var": "Contact_Phone", "value": "x" }
+    ]});
+    let validation = validate(&document);
+    let found: String = validation
+        .issues
+        .iter()
+        .map(|issue| {
+            let fix = issue.fix.as_ref().map_or_else(
+                || "no fix".to_owned(),
+                |f| format!("{:?} {}", f.applicability, f.description),
+            );
+            format!("{}: {} [{fix}]\n", issue.path, issue.message)
+        })
+        .collect();
+    expect![[r#"
+        /variables/Invoice: invalid variable name "Invoice": must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_" (did you mean "invoice"?) [Safe rename the variable "Invoice" to "invoice" everywhere the document names it (1 write, 1 condition, 4 placeholders, 1 declaration)]
+        /steps/0/save: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Invoice" (did you mean "invoice"?) [Safe rename the variable "Invoice" to "invoice" everywhere the document names it (1 write, 1 condition, 4 placeholders, 1 declaration)]
+        /steps/1/cases/0/when/not/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Invoice" (did you mean "invoice"?) [Safe rename the variable "Invoice" to "invoice" everywhere the document names it (1 write, 1 condition, 4 placeholders, 1 declaration)]
+        /steps/3/save: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Total" (lower-cased it would be "total", which this document already uses at /steps/4/text: rename one of them) [no fix]
+        /steps/5/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Code" (lower-cased it would be "code", as would "CODE": rename one of them) [no fix]
+        /steps/6/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "CODE" (lower-cased it would be "code", as would "Code": rename one of them) [no fix]
+        /steps/7/var: must be a variable name: a lowercase letter or "_", then up to 63 lowercase letters, digits or "_", found "Contact_Phone" (lower-cased it would be the built-in "contact_phone", which is read-only: choose another name) [no fix]
+    "#]]
+    .assert_eq(&found);
+    // One fix renames every place; the others about the same name are then gone.
+    let mut fixed = document.clone();
+    let fix = validation.issues[1].fix.as_ref().unwrap();
+    crate::apply_patch(&mut fixed, &fix.patch).unwrap();
+    assert_eq!(
+        fixed["variables"],
+        json!({ "invoice": { "type": "string" } })
+    );
+    assert_eq!(fixed["steps"][0]["save"], "invoice");
+    assert_eq!(fixed["steps"][0]["retryText"], "{{invoice}} is no invoice");
+    assert_eq!(
+        fixed["steps"][1]["cases"][0]["when"]["not"]["var"],
+        "invoice"
+    );
+    assert_eq!(
+        fixed["steps"][2]["text"],
+        "Got {{invoice}}, {{ invoice }} for {{Contact_Name}}"
+    );
+    assert_eq!(fixed["steps"][3]["args"]["ids"][0], "{{invoice}}");
+    let left: Vec<String> = validate(&fixed)
+        .issues
+        .into_iter()
+        .map(|i| i.path)
+        .collect();
+    assert_eq!(
+        left,
+        [
+            "/steps/3/save",
+            "/steps/5/var",
+            "/steps/6/var",
+            "/steps/7/var"
+        ]
+    );
 }
 
 /// Another name for an enumeration's value (`greater`, `int`, `photo`, another case) and a

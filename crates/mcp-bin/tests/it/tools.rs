@@ -103,6 +103,162 @@ fn a_dashboard_export_migrates_with_no_hand_edit_and_runs_where_its_menu_pointed
     assert_eq!(path(order)[3..], ["check_order", "order_found", "bye"]);
 }
 
+/// Two more exports of the 2023 dashboard that `flow-schema`'s migration tests hold: a support
+/// bot (`"Support Bot"`, `{ label, goto }` options, `{{Invoice}}` read in three texts) and a
+/// help desk (`{ title, next }` options as a list, an `action` whose args read `{{OrderId}}`).
+const SUPPORT_BOT: &str =
+    include_str!("../../../flow-schema/test_data/flows/v0/dashboard-support-bot-2023.json");
+const HELPDESK: &str =
+    include_str!("../../../flow-schema/test_data/flows/v0/dashboard-helpdesk-2023.json");
+
+/// The bot's texts of a simulation, in order.
+fn said(result: &Value) -> Vec<&str> {
+    result["transcript"]
+        .as_array()
+        .expect("transcript")
+        .iter()
+        .filter_map(|entry| entry["bot"]["text"].as_str())
+        .collect()
+}
+
+/// `flow_migrate`'s document of an export, which must be valid and name no variable with
+/// capitals anywhere.
+fn migrated(export: &str) -> Value {
+    let export: Value = serde_json::from_str(export).expect("JSON");
+    let migrated = calls(&[("flow_migrate", json!({ "document": export }))]).remove(0);
+    assert_eq!(migrated["issues"], json!([]), "{migrated}");
+    let text = migrated["document"].to_string();
+    for capital in ["Invoice", "OrderId", "Status", "Email", "Topic"] {
+        assert!(
+            !text.contains(&format!("{{{{{capital}}}}}")),
+            "{capital} in {text}"
+        );
+        assert!(
+            !text.contains(&format!("{{{{ {capital} }}}}")),
+            "{capital} in {text}"
+        );
+        assert!(
+            !text.contains(&format!("\"{capital}\"")),
+            "{capital} in {text}"
+        );
+    }
+    migrated["document"].clone()
+}
+
+#[test]
+fn the_support_bot_export_runs_with_its_invoice_in_every_message() {
+    let document = migrated(SUPPORT_BOT);
+    assert_eq!(document["id"], "support-bot");
+    let run = |replies: Value| {
+        calls(&[(
+            "flow_simulate",
+            json!({ "document": document, "contact": { "name": "Ana" }, "replies": replies }),
+        )])
+        .remove(0)
+    };
+    let invoice = run(json!(["An invoice", "1234", "INV-1234", "No, thanks"]));
+    assert_eq!(invoice["outcome"]["kind"], "ended", "{invoice}");
+    assert_eq!(
+        path(&invoice),
+        [
+            "hello",
+            "menu",
+            "ask_invoice",
+            "invoice_found",
+            "more",
+            "bye"
+        ]
+    );
+    let texts = said(&invoice);
+    assert!(
+        texts.contains(&"Invoice INV-1234 is paid. We sent a copy to your email."),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"Sorry, that is not an invoice number. Try again, like INV-1234."),
+        "{texts:?}"
+    );
+    // The refund branch reads the lower-cased variable; a 9 goes to billing with its number.
+    let billing = run(json!(["A refund", "INV-9001"]));
+    assert_eq!(
+        billing["outcome"],
+        json!({ "kind": "handoff", "flow": "support-bot", "step": "transfer_billing", "queue": "billing" })
+    );
+    assert!(said(&billing).contains(&"Invoice INV-9001 needs a person from billing. One moment."));
+    let refund = run(json!(["A refund", "INV-1234", "Yes", "An agent"]));
+    assert!(said(&refund).contains(&"The refund of INV-1234 is on its way: 3 to 5 working days."));
+    assert_eq!(
+        path(&refund),
+        [
+            "hello",
+            "menu",
+            "ask_refund",
+            "refund_check",
+            "refund_ok",
+            "more",
+            "menu",
+            "transfer_agent"
+        ]
+    );
+    assert_eq!(refund["outcome"]["queue"], "support");
+}
+
+#[test]
+fn the_helpdesk_export_runs_each_row_where_it_went_and_reads_its_variables() {
+    let export: Value = serde_json::from_str(HELPDESK).expect("JSON");
+    let document = migrated(HELPDESK);
+    assert_eq!(document["id"], "mesa-de-ayuda-24h");
+    let rows = document["steps"][1]["sections"][0]["rows"]
+        .as_array()
+        .expect("rows");
+    let runs: Vec<(&str, Value)> = rows
+        .iter()
+        .map(|row| {
+            (
+                "flow_simulate",
+                json!({ "document": document, "replies": [{ "tap": row["id"] }] }),
+            )
+        })
+        .collect();
+    let options = export["steps"][1]["options"].as_array().expect("options");
+    for (option, result) in options.iter().zip(calls(&runs)) {
+        assert_eq!(path(&result)[2], option["next"], "{result}");
+    }
+    let order = calls(&[(
+        "flow_simulate",
+        json!({ "document": document, "replies": ["Estado de mi pedido", "123456"],
+                "handlers": { "orders.status": { "returns": "packing" } } }),
+    )])
+    .remove(0);
+    assert_eq!(order["outcome"]["kind"], "ended", "{order}");
+    assert_eq!(order["variables"]["orderid"], "123456");
+    assert!(
+        said(&order).contains(&"Tu pedido 123456 está en preparación (packing)."),
+        "{order}"
+    );
+    // What the handler received: the args interpolated with the lower-cased variable.
+    let action = order["transcript"]
+        .as_array()
+        .expect("transcript")
+        .iter()
+        .find(|entry| entry["event"] == "action")
+        .expect("an action event");
+    assert_eq!(
+        action["args"],
+        json!({ "order": "123456", "contact": { "phone": "+15550000000" } }),
+        "{action}"
+    );
+    let email = calls(&[(
+        "flow_simulate",
+        json!({ "document": document, "replies": ["Cambiar mi correo", "ana@example.com"] }),
+    )])
+    .remove(0);
+    assert!(
+        said(&email).contains(&"Listo: te escribiremos a ana@example.com."),
+        "{email}"
+    );
+}
+
 #[test]
 fn flow_fix_on_a_text_writes_what_check_fix_writes() {
     let text = "{\r\n\t\"id\": \"Support Bot\", \"version\": 2,\r\n\t\"steps\": [\r\n\t\t{\"id\": \"q\", \"kind\": \"ask\", \"text\": \"¿Factura? 🧾\", \"var\": \"invoice\", \"validate\": \"^INV-[0-9]{4}$\", \"input\": \"txet\"},\r\n\t\t{\"type\": \"end\", \"id\": \"bye\", \"text\": \"Gracias {{invoice}}\", \"next\": \"q\"}\r\n\t]\r\n}\r\n";
@@ -127,6 +283,28 @@ fn flow_fix_on_a_text_writes_what_check_fix_writes() {
         issue["line"], issue["column"]
     );
     assert!(stdout.contains(&place), "{place} in {stdout}");
+}
+
+#[test]
+fn a_variable_with_capitals_is_renamed_everywhere_by_flow_fix_and_check_fix() {
+    let text = "{\n  \"version\": 2, \"id\": \"Support Bot\",\n  \"steps\": [\n    { \"id\": \"q\", \"kind\": \"ask\", \"text\": \"Invoice?\", \"save\": \"Invoice\" },\n    { \"id\": \"b\", \"kind\": \"branch\", \"cases\": [{ \"when\": { \"var\": \"Invoice\", \"op\": \"exists\" }, \"next\": \"m\" }] },\n    { \"id\": \"m\", \"kind\": \"end\", \"text\": \"Got {{Invoice}}, {{ Invoice }}\" }\n  ]\n}\n";
+    let fixed = &calls(&[("flow_fix", json!({ "documentText": text }))])[0];
+    assert_eq!(fixed["issues"], json!([]), "{fixed}");
+    assert_eq!(
+        fixed["text"],
+        text.replace("Support Bot", "support-bot")
+            .replace("\"Invoice\"", "\"invoice\"")
+            .replace("{{Invoice}}", "{{invoice}}")
+            .replace("{{ Invoice }}", "{{ invoice }}")
+    );
+    let dir = Dir::new("tools-fix-capitals");
+    dir.write("bot.json", text);
+    dir.command()
+        .args(["check", "--fix", "bot.json"])
+        .output()
+        .expect("check runs");
+    let written = std::fs::read_to_string(dir.path().join("bot.json")).expect("the file");
+    assert_eq!(fixed["text"], written, "one rule, one place");
 }
 
 /// The text item of one call.
