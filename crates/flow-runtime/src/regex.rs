@@ -219,9 +219,11 @@ impl Kind {
 /// Every kind a next character may have.
 const ANY_NEXT: u8 = 0b1_1111;
 
-/// Readable characters tried first when a class offers them, by kind.
+/// Word characters tried first when a class offers them, most readable first.
 const WORD_CHARACTERS: &str = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_";
-const OTHER_CHARACTERS: &str = " .-,/#@+:!?'()ñéáíóú";
+/// Other characters tried first when a class offers them (a space comes last: a reply is
+/// trimmed, so a witness should not end in one).
+const OTHER_CHARACTERS: &str = ".-,/#@+:!?'()ñéáíóú ";
 
 /// A character of kind `kind` in `ranges` (a readable one when there is one).
 fn sample_in(ranges: &[(char, char)], kind: Kind) -> Option<char> {
@@ -336,7 +338,13 @@ impl Pattern {
                 }
                 Inst::Look(look) => {
                     let mut allowed = 0;
-                    for kind in [Kind::End, Kind::Word, Kind::Newline, Kind::Return, Kind::Other] {
+                    for kind in [
+                        Kind::End,
+                        Kind::Word,
+                        Kind::Newline,
+                        Kind::Return,
+                        Kind::Other,
+                    ] {
                         let context = Context {
                             previous: previous.and_then(Kind::sample),
                             next: kind.sample(),
@@ -372,6 +380,45 @@ impl Pattern {
             }
         }
         None
+    }
+
+    /// The characters a text this pattern matches can begin with (for a search: its match),
+    /// in program order: each character the program can read first and, for a class, one of
+    /// each kind it offers (a word character, another one, a line break); at most `limit`.
+    /// A witness after each is a set of texts that take different alternatives.
+    pub fn first_characters(&self, limit: usize) -> Vec<char> {
+        let mut out: Vec<char> = Vec::new();
+        let mut stack = vec![0];
+        let mut seen = vec![false; self.program.len()];
+        while let Some(pc) = stack.pop() {
+            if std::mem::replace(&mut seen[pc], true) {
+                continue;
+            }
+            let mut push = |c: char| {
+                if !out.contains(&c) {
+                    out.push(c);
+                }
+            };
+            match &self.program[pc] {
+                Inst::Char(c) => push(*c),
+                Inst::Class(ranges) => {
+                    for kind in Kind::CHARACTERS {
+                        if let Some(c) = sample_in(ranges, kind) {
+                            push(c);
+                        }
+                    }
+                }
+                Inst::Split(first, second) => {
+                    stack.push(*second);
+                    stack.push(*first);
+                }
+                Inst::Jump(to) => stack.push(*to),
+                Inst::Look(_) => stack.push(pc + 1),
+                Inst::Match => {}
+            }
+        }
+        out.truncate(limit);
+        out
     }
 
     /// The text read on the way to state `index`: the prefix skipped before the match began,
@@ -754,7 +801,8 @@ mod tests {
             ("a\\b", false, "", Some("a")),
             ("a\\bb", false, "", None),
             ("^$", true, "x", None),
-            ("[^a-zA-Z0-9_]", true, "", Some(" ")),
+            ("[^a-zA-Z0-9_]", true, "", Some(".")),
+            ("[ \\t]", true, "", Some(" ")),
             ("x$", false, "abc", Some("abcx")),
             ("^Z[0-9]{3}$", false, "", Some("Z000")),
             ("(?m)^b$\\n^c", false, "", Some("b\nc")),
@@ -768,6 +816,10 @@ mod tests {
                 assert_eq!(compiled.is_match(&text, &mut work), Some(true));
             }
         }
+        let firsts = |pattern: &str| Pattern::new(pattern, true).unwrap().first_characters(4);
+        assert_eq!(firsts("^(08|28)[0-9]{3}$"), ['0', '2']);
+        assert_eq!(firsts("(yes|no|maybe)"), ['y', 'n', 'm']);
+        assert_eq!(firsts("^.+$"), ['a', '.', '\r']);
         // A budget too small for the pattern finds nothing, and says how much it looked.
         let mut work = 0;
         let long = Pattern::new("^a{900}$", true).unwrap();
