@@ -228,6 +228,8 @@ struct Choices {
 impl Choices {
     fn new(set: &FlowSet<'_>, texts: &[String], work: &mut usize) -> Self {
         let mut at = HashMap::new();
+        // The replies of a pattern depend on its text only: asks that share one share them.
+        let mut by_pattern: HashMap<&str, Vec<String>> = HashMap::new();
         for (f, flow) in set.flows().iter().enumerate() {
             for (s, step) in flow.steps.iter().enumerate() {
                 let replies: Vec<Reply> = match &step.body {
@@ -240,9 +242,12 @@ impl Choices {
                         let compiled = ask
                             .pattern
                             .filter(|_| ask.input == InputKind::Text)
-                            .and_then(|p| set.patterns[p.index].as_ref().ok());
+                            .and_then(|p| Some((p.text, set.patterns[p.index].as_ref().ok()?)));
                         let texts = match compiled {
-                            Some(pattern) => pattern_replies(pattern, texts, work),
+                            Some((text, pattern)) => by_pattern
+                                .entry(text)
+                                .or_insert_with(|| pattern_replies(pattern, texts, work))
+                                .clone(),
                             None => ask_replies(ask.input, texts),
                         };
                         texts.into_iter().map(Reply::Text).collect()
@@ -392,6 +397,8 @@ struct Search<'s> {
     runs: usize,
     exhausted: bool,
     attempts: HashMap<Key, Attempt>,
+    /// Per step, the first runs (at most `BASES`, in the order found) that executed it.
+    reached: HashMap<(usize, usize), Vec<usize>>,
     work: usize,
 }
 
@@ -412,6 +419,12 @@ impl<'s> Search<'s> {
             if matches!(outcome.kind, OutcomeKind::Error | OutcomeKind::Loop) {
                 let message = outcome.message.clone().unwrap_or_default();
                 self.stops.entry(at).or_insert(message);
+            }
+        }
+        for &(f, s, _, _) in &edges {
+            let runs = self.reached.entry((f, s)).or_default();
+            if runs.len() < BASES && runs.last() != Some(&self.found.len()) {
+                runs.push(self.found.len());
             }
         }
         self.found.push(Found {
@@ -546,12 +559,8 @@ impl<'s> Search<'s> {
             }
             push_unique(values, [Scalar::Null]);
         }
-        // The runs that reached the step, fewest replies first.
-        let mut bases: Vec<usize> = (0..self.found.len())
-            .filter(|&i| self.found[i].edges.iter().any(|e| (e.0, e.1) == (f, s)))
-            .collect();
-        bases.sort_by_key(|&i| self.found[i].replies.len());
-        bases.truncate(BASES);
+        // The first runs that reached the step (breadth first: the ones with fewest replies).
+        let bases = self.reached.get(&(f, s)).cloned().unwrap_or_default();
         let combinations = variables
             .iter()
             .try_fold(1usize, |n, (_, _, values)| n.checked_mul(values.len()))
@@ -658,6 +667,7 @@ pub fn generate(set: &FlowSet<'_>, documents: &[&Value]) -> Generated {
         runs: 0,
         exhausted: false,
         attempts: HashMap::new(),
+        reached: HashMap::new(),
         work,
     };
     for origin in 0..search.origins.len() {
