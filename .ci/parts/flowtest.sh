@@ -2,7 +2,9 @@
 # Conversation tests (`botmesh-mcp test`, runtime spec §9):
 # - the examples' hand-written test files pass with 100 % edge coverage (every flow of
 #   examples/flows is tested by a file in examples/tests), and so do the suites
-#   `botmesh-mcp test --generate` writes for them,
+#   `botmesh-mcp test --generate` writes for them, and so do the strict suites it writes for the
+#   four user-like flows of crates/flow-runtime/test_data/generate (a pattern ask, a subflow
+#   behind a variable the bot's code sets, branches on handler results),
 # - the JUnit XML of a passing and of a failing run is read by a real JUnit parser
 #   (junitparser, from PyPI, into a venv under target/): the suites, the case counts, the failure
 #   with its message and its file and line,
@@ -74,6 +76,30 @@ assert report["totals"]["failed"] == 0, report["totals"]
 assert all(f["edgesCovered"] == f["edges"] for f in report["coverage"]["flows"]), report["coverage"]
 print(f"flowtest: the generated suites ({report['totals']['cases']} cases) pass and cover every edge of the examples")
 PY
+
+# The flows of issue 37 (a pattern ask, a subflow behind a variable the bot's code sets,
+# branches on handler results): the generated suites are strict, leave nothing uncovered, and
+# pass with 100 % of edges under the coverage gate.
+fixtures="$work/fixtures"
+mkdir -p "$fixtures"
+cp crates/flow-runtime/test_data/generate/*.json "$fixtures/"
+for spec in pizza-delivery: pizza-builder: cita:alta-paciente support:; do
+  name="${spec%%:*}"
+  sub="${spec#*:}"
+  subflows=()
+  [ -z "$sub" ] || subflows=(--subflows "$fixtures/$sub.json")
+  "$bin" test --generate "$fixtures/$name.json" "${subflows[@]}" \
+    >"$fixtures/$name.flowtest.json" 2>"$fixtures/$name.uncovered"
+  if [ -s "$fixtures/$name.uncovered" ]; then
+    cat "$fixtures/$name.uncovered" >&2
+    exit 1
+  fi
+  grep -q '"strict": true' "$fixtures/$name.flowtest.json" \
+    || { echo "flowtest: the generated suite of $name is not strict" >&2; exit 1; }
+  "$bin" test --min-coverage 100 "$fixtures/$name.flowtest.json" >"$fixtures/$name.out" \
+    || { cat "$fixtures/$name.out" >&2; exit 1; }
+done
+echo "flowtest: the generated suites of the four issue-37 flows are strict and pass with 100 % of edges"
 
 # A failing case and a malformed file.
 cp examples/flows/order-status.json "$work/order.json"

@@ -35,6 +35,11 @@ const SIMULATION = {
   handlers: { 'tickets.open': { returns: 'T-1' } },
 }
 
+// The flows of issue 37 the generator is tested on (crates/flow-runtime/test_data/generate).
+function fixture(name) {
+  return JSON.parse(readFileSync(new URL(`../../crates/flow-runtime/test_data/generate/${name}`, import.meta.url), 'utf8'))
+}
+
 const VALID_DOCUMENT = {
   version: 2,
   id: 'ts_client_check',
@@ -238,17 +243,30 @@ async function main() {
       extra?.check === 'strict, after the last turn' && extra.at?.step === 'bye' && extra.at?.reason === 'unexpected-message',
       `flow_test strict failure ${JSON.stringify(extra)}`,
     )
-    // A generated suite passes and takes every edge of this flow.
-    const generated = await client.callTool({ name: 'flow_test', arguments: { document: SIMULATION.document, generate: true } })
+    // A generated suite of a flow users wrote (issue 37: an ask with a pattern, a subflow behind
+    // a variable the bot's code sets, a branch on a handler's result) is strict, passes and
+    // takes every edge of the flow and its subflow, with nothing left uncovered.
+    const cita = fixture('cita.json')
+    const alta = fixture('alta-paciente.json')
+    const generated = await client.callTool({ name: 'flow_test', arguments: { document: cita, subflows: [alta], generate: true } })
     check(generated.isError !== true, `flow_test generate answered isError: ${JSON.stringify(generated.content)}`)
     const suite = generated.structuredContent ?? JSON.parse(generated.content?.[0]?.text ?? '{}')
     check(suite.totals?.failed === 0 && suite.tests?.tests?.length > 0, `flow_test generate totals ${JSON.stringify(suite.totals)}`)
-    check(suite.coverage?.flows?.every((f) => f.edgesCovered === f.edges), `flow_test generate coverage ${JSON.stringify(suite.coverage)}`)
+    check(suite.tests?.strict === true, `flow_test generate is not strict: ${JSON.stringify(suite.tests)}`)
+    check(suite.uncovered?.length === 0, `flow_test generate left ${JSON.stringify(suite.uncovered)}`)
+    check(
+      suite.coverage?.flows?.length === 2 && suite.coverage.flows.every((f) => f.edgesCovered === f.edges),
+      `flow_test generate coverage ${JSON.stringify(suite.coverage)}`,
+    )
+    check(
+      suite.tests.tests.some((c) => c.variables?.paciente_nuevo === true),
+      'flow_test generate gives paciente_nuevo no initial value',
+    )
     // The schema an agent writes test files from.
     const testSchema = await client.callTool({ name: 'flow_schema', arguments: { form: 'flowtest' } })
     check(testSchema.structuredContent?.schema?.properties?.strict?.type === 'boolean', 'flow_schema flowtest has no strict')
     console.log(
-      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars; 150 steps: overview ${ow}x${oh}, ${pages} pages, pages 1-2 ${sizes.join(' ')}; flow_simulate ${transcript.split('\n').length - 1} lines; flow_test ${report.totals.passed}/${report.totals.cases} passed, strict 1/2 (extra message at ${extra.at.step}), generated ${suite.tests.tests.length} cases`,
+      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars; 150 steps: overview ${ow}x${oh}, ${pages} pages, pages 1-2 ${sizes.join(' ')}; flow_simulate ${transcript.split('\n').length - 1} lines; flow_test ${report.totals.passed}/${report.totals.cases} passed, strict 1/2 (extra message at ${extra.at.step}), generated ${suite.tests.tests.length} strict cases at 100 % of ${suite.coverage.flows.reduce((n, f) => n + f.edges, 0)} edges`,
     )
   } finally {
     await client.close()

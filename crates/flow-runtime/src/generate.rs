@@ -1,26 +1,49 @@
-//! Generated suites: a breadth-first search over the choices a conversation offers, then a
-//! greedy pick of the runs that add new graph edges, written as a test file whose cases pass
-//! now (their expectations are what the bot does on that path).
+//! Generated suites (runtime §9): a search over the choices a conversation offers, then a
+//! greedy pick of the runs that add new graph edges, written as a strict test file whose cases
+//! pass now (their expectations are what the bot does on that path).
 //!
-//! The choices: at a `buttons` or `list` step, a tap on each item; at an `ask`, the replies of
-//! [`ask_replies`] (one valid and one invalid of its input kind, and the values on each side of
-//! every number and string constant the set's conditions compare with); for handler results,
-//! one search per candidate value (every constant of the conditions, and `null`), all handlers
-//! returning it. Each reply goes on from a copy of the conversation so far. A waiting
-//! conversation is explored further when its run took an edge no earlier run took, when it is
-//! the first to wait at its step with its run of replies there, or within `CREDIT` levels of
-//! a run that took a new edge (a choice whose effect shows a few waits later).
+//! The search runs in two phases, both on the runtime itself (every run is a [`Conversation`];
+//! nothing here evaluates a condition or a pattern a second way):
+//!
+//! 1. **Breadth first** from each start: the document's own flow, every other flow a trigger
+//!    starts (through a first message its keywords pick) and every flow nothing starts or
+//!    calls (through `start.flow`); for handler results, once with no mocks and once with
+//!    every handler returning each constant of the set's conditions. The choices: at a
+//!    `buttons` or `list` step, a tap on each item; at an `ask`, the replies of
+//!    [`ask_replies`] (a valid one of its input kind, the empty reply no input accepts, and the
+//!    constants of the conditions and the witnesses of their `matches` patterns as text),
+//!    or for an `ask` with a `pattern`, a witness of the pattern ([`Pattern::witness`]: the
+//!    shortest text the runtime's own matcher accepts), each constant it accepts or else a
+//!    witness that starts with it, and the empty reply. Each reply goes on from a copy of the
+//!    conversation so far. A waiting conversation is explored further when its run took an
+//!    edge no earlier run took, when it is the first to wait at its step with its run of
+//!    replies there, or within `CREDIT` levels of a run that took a new edge.
+//! 2. **Solving** each branch edge still uncovered at a step some run reached: the variables
+//!    its conditions read that a test can give (initial `variables` for those no step of the
+//!    set writes, which the bot's own code sets; handler results for those only `action`
+//!    steps write) get the values the conditions compare with, and each combination is
+//!    replayed on the replies of a run that reached the step. One that takes the edge
+//!    becomes a new start, searched breadth first like the others (so what lies behind the
+//!    edge, a subflow's questions included, is covered too).
+//!
+//! Everything is bounded: [`MAX_GENERATED_RUNS`] conversations in all (a replay counts as
+//! one), [`MAX_GENERATED_DEPTH`] replies per case, [`MAX_WITNESS_STATES`] states per witness,
+//! [`MAX_ASSIGNMENTS`] combinations per edge. What stays uncovered is listed with the reason
+//! found for it.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
 
 use serde_json::{Value, json};
 
-use crate::conversation::{Conversation, EdgeKind, OutcomeKind, Transition};
+use crate::conversation::{Conversation, OutcomeKind, Transition};
 use crate::input::{Mock, Reply, Setup, Start};
+use crate::parse::parse_answer;
+use crate::regex::{MAX_MATCH_WORK, Pattern};
 use crate::set::FlowSet;
 use crate::value::{Scalar, js_number};
-use botmesh_flow_schema::program::{Body, Cond, Op};
+use botmesh_flow_schema::program::{Ask, Body, Cond, Leaf, Literal, Op};
+use botmesh_flow_schema::{BUILT_IN_VARIABLES, InputKind};
 
 /// The most conversations one generation runs (then it stops searching and writes what it
 /// found; the uncovered edges say so).
@@ -32,67 +55,117 @@ const CREDIT: usize = 3;
 /// The most replies of one generated case.
 pub const MAX_GENERATED_DEPTH: usize = 200;
 
-/// One run the search kept.
-#[derive(Debug, Clone)]
-struct Found {
-    mock: Option<Scalar>,
-    replies: Vec<Reply>,
-    edges: HashSet<(usize, usize, &'static str, usize)>,
-}
+/// The most states one witness search visits (a pattern with no short witness gets none).
+pub const MAX_WITNESS_STATES: usize = 100_000;
 
-fn edge_key(t: &Transition) -> (usize, usize, &'static str, usize) {
+/// The most combinations of values tried for one uncovered branch edge, on each run that
+/// reached its step.
+pub const MAX_ASSIGNMENTS: usize = 64;
+
+/// The first characters a pattern's witnesses begin with, at most (one witness each).
+const FIRST_CHARACTERS: usize = 4;
+
+/// The runs that reached a step whose replies a combination is replayed on.
+const BASES: usize = 3;
+
+/// An edge as a transition names it: (flow, source step, kind, position among the source's
+/// edges of that kind).
+type Key = (usize, usize, &'static str, usize);
+
+fn edge_key(t: &Transition) -> Key {
+    use crate::conversation::EdgeKind as K;
     let position = match t.kind {
-        EdgeKind::Button(i) | EdgeKind::Row(i) | EdgeKind::Case(i) => i,
+        K::Button(i) | K::Row(i) | K::Case(i) => i,
         _ => 0,
     };
     (t.flow, t.from, t.kind.as_str(), position)
 }
 
-fn constants(cond: &Cond<'_>, out: &mut Vec<Scalar>) {
-    cond.for_each_leaf(&mut |leaf| match &leaf.op {
-        Op::Eq(v) | Op::Ne(v) => out.push(Scalar::of_literal(*v)),
-        Op::Lt(n) | Op::Lte(n) | Op::Gt(n) | Op::Gte(n) => {
-            out.extend([n - 1.0, *n, n + 1.0].map(Scalar::Number));
-        }
-        Op::Contains(_, s) | Op::StartsWith(_, s) => out.push(Scalar::String(s.clone())),
-        Op::In(values) => out.extend(values.iter().map(|v| Scalar::of_literal(*v))),
-        Op::Matches(_) | Op::Exists => {}
-    });
+/// How a searched conversation begins.
+#[derive(Debug, Clone, PartialEq)]
+struct Origin {
+    start: Start,
+    setup: Setup,
 }
 
-/// Every constant the set's conditions compare with (numbers with their neighbours), in
-/// set order, without repeats.
-fn condition_constants(set: &FlowSet<'_>) -> Vec<Scalar> {
+/// One run the search kept.
+#[derive(Debug, Clone)]
+struct Found {
+    origin: usize,
+    replies: Vec<Reply>,
+    edges: HashSet<Key>,
+}
+
+/// What solving one edge tried.
+#[derive(Debug, Clone, Default)]
+struct Attempt {
+    /// The combinations tried, in words (`paciente_nuevo = true`).
+    tried: Vec<String>,
+    /// Of the replays that reached the step, the edge each took there.
+    took: Vec<Key>,
+}
+
+/// The values a condition leaf compares its variable with (numbers with their neighbours, a
+/// witness of a `matches` pattern), as candidates that make it true or false.
+fn leaf_values(set: &FlowSet<'_>, leaf: &Leaf<'_>, work: &mut usize) -> Vec<Scalar> {
+    match &leaf.op {
+        Op::Eq(v) | Op::Ne(v) => vec![Scalar::of_literal(*v)],
+        Op::Lt(n) | Op::Lte(n) | Op::Gt(n) | Op::Gte(n) => {
+            [n - 1.0, *n, n + 1.0].map(Scalar::Number).to_vec()
+        }
+        Op::Contains(raw, _) | Op::StartsWith(raw, _) => vec![Scalar::String((*raw).to_owned())],
+        Op::In(values) => values.iter().map(|v| Scalar::of_literal(*v)).collect(),
+        Op::Matches(pattern) => match &set.patterns[pattern.index] {
+            Ok(compiled) => compiled
+                .witness("", MAX_WITNESS_STATES, work)
+                .map(Scalar::String)
+                .into_iter()
+                .collect(),
+            Err(_) => Vec::new(),
+        },
+        Op::Exists => vec![Scalar::String(leaf.var.to_owned())],
+    }
+}
+
+fn push_unique(out: &mut Vec<Scalar>, values: impl IntoIterator<Item = Scalar>) {
+    for value in values {
+        if !out.contains(&value) {
+            out.push(value);
+        }
+    }
+}
+
+/// Every value the set's conditions compare with (numbers with their neighbours, witnesses
+/// of `matches` patterns), in set order, without repeats.
+fn condition_constants(set: &FlowSet<'_>, work: &mut usize) -> Vec<Scalar> {
     let mut out = Vec::new();
     for flow in set.flows() {
         for step in &flow.steps {
             if let Body::Branch { cases, .. } = &step.body {
                 for case in cases {
-                    constants(&case.when, &mut out);
+                    case.when.for_each_leaf(&mut |leaf| {
+                        if !matches!(leaf.op, Op::Exists) {
+                            push_unique(&mut out, leaf_values(set, leaf, work));
+                        }
+                    });
                 }
             }
         }
     }
-    let mut unique: Vec<Scalar> = Vec::new();
-    for value in out {
-        if !unique.contains(&value) {
-            unique.push(value);
-        }
-    }
-    unique
+    out
 }
 
-/// The replies tried at an `ask` of this input kind: a valid one, an invalid one (the empty
-/// text, which no input kind accepts), and each constant of the conditions as text.
-pub fn ask_replies(input: botmesh_flow_schema::InputKind, constants: &[String]) -> Vec<String> {
-    use botmesh_flow_schema::InputKind as K;
+/// The replies tried at an `ask` of this input kind without a pattern: a valid one, an
+/// invalid one (the empty text, which no input kind accepts), and each constant of the
+/// conditions as text.
+pub fn ask_replies(input: InputKind, constants: &[String]) -> Vec<String> {
     let mut out: Vec<String> = match input {
-        K::Text => vec!["hello".into()],
-        K::Number => vec!["3".into()],
-        K::Email => vec!["ana@example.com".into()],
-        K::Phone => vec!["+15551234567".into()],
-        K::Date => vec!["2026-01-15".into()],
-        K::Yesno => vec!["yes".into(), "no".into()],
+        InputKind::Text => vec!["hello".into()],
+        InputKind::Number => vec!["3".into()],
+        InputKind::Email => vec!["ana@example.com".into()],
+        InputKind::Phone => vec!["+15551234567".into()],
+        InputKind::Date => vec!["2026-01-15".into()],
+        InputKind::Yesno => vec!["yes".into(), "no".into()],
     };
     out.push(String::new());
     for constant in constants {
@@ -112,6 +185,87 @@ fn scalar_text(value: &Scalar) -> Option<String> {
     }
 }
 
+fn accepts(pattern: &Pattern, text: &str) -> bool {
+    let mut work = MAX_MATCH_WORK;
+    pattern.is_match(text, &mut work) == Some(true)
+}
+
+/// The replies tried at an `ask` with a pattern: a witness, each constant the pattern accepts
+/// (else a witness that starts with it), and the empty reply it never accepts.
+fn pattern_replies(pattern: &Pattern, constants: &[String], work: &mut usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let push = |text: String, out: &mut Vec<String>| {
+        // A reply is trimmed: only a witness without spaces around it is read as written.
+        if text.trim() == text && !text.is_empty() && !out.contains(&text) {
+            out.push(text);
+        }
+    };
+    if let Some(text) = pattern.witness("", MAX_WITNESS_STATES, work) {
+        push(text, &mut out);
+    }
+    // Texts that begin differently take the pattern's other alternatives.
+    for first in pattern.first_characters(FIRST_CHARACTERS) {
+        if let Some(text) = pattern.witness(&first.to_string(), MAX_WITNESS_STATES, work) {
+            push(text, &mut out);
+        }
+    }
+    for constant in constants.iter().filter(|c| !c.is_empty()) {
+        if accepts(pattern, constant) {
+            push(constant.clone(), &mut out);
+        } else if let Some(text) = pattern.witness(constant, MAX_WITNESS_STATES, work) {
+            push(text, &mut out);
+        }
+    }
+    out.push(String::new());
+    out
+}
+
+/// The choices at every waiting step, made once.
+struct Choices {
+    at: HashMap<(usize, usize), Vec<Reply>>,
+}
+
+impl Choices {
+    fn new(set: &FlowSet<'_>, texts: &[String], work: &mut usize) -> Self {
+        let mut at = HashMap::new();
+        // The replies of a pattern depend on its text only: asks that share one share them.
+        let mut by_pattern: HashMap<&str, Vec<String>> = HashMap::new();
+        for (f, flow) in set.flows().iter().enumerate() {
+            for (s, step) in flow.steps.iter().enumerate() {
+                let replies: Vec<Reply> = match &step.body {
+                    Body::Menu(menu) => menu
+                        .items
+                        .iter()
+                        .map(|item| Reply::Tap(item.id.to_owned()))
+                        .collect(),
+                    Body::Ask(ask) => {
+                        let compiled = ask
+                            .pattern
+                            .filter(|_| ask.input == InputKind::Text)
+                            .and_then(|p| Some((p.text, set.patterns[p.index].as_ref().ok()?)));
+                        let texts = match compiled {
+                            Some((text, pattern)) => by_pattern
+                                .entry(text)
+                                .or_insert_with(|| pattern_replies(pattern, texts, work))
+                                .clone(),
+                            None => ask_replies(ask.input, texts),
+                        };
+                        texts.into_iter().map(Reply::Text).collect()
+                    }
+                    _ => continue,
+                };
+                at.insert((f, s), replies);
+            }
+        }
+        Self { at }
+    }
+
+    fn at(&self, flow: usize, step: usize) -> &[Reply] {
+        self.at.get(&(flow, step)).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Every handler returning `value` (no mocks for `None`).
 fn setup(set: &FlowSet<'_>, mock: Option<&Scalar>) -> Setup {
     let mut setup = Setup::default();
     if let Some(value) = mock {
@@ -128,83 +282,183 @@ fn setup(set: &FlowSet<'_>, mock: Option<&Scalar>) -> Setup {
     setup
 }
 
-#[cfg(test)]
-fn replay<'s>(set: &'s FlowSet<'s>, setup: &Setup, replies: &[Reply]) -> Conversation<'s> {
-    let mut conversation = Conversation::start(set, &Start::Default, setup);
-    for reply in replies {
-        conversation.reply(reply);
+/// The starts searched: the document's own flow, a first message for every other flow a
+/// trigger starts (one of its keywords that picks it, or for a fallback a message no keyword
+/// picks), and `start.flow` for every flow nothing starts or calls.
+fn starts(set: &FlowSet<'_>) -> Vec<Start> {
+    let mut out = vec![Start::Default];
+    let setup = Setup::default();
+    let called: HashSet<usize> = set
+        .flows()
+        .iter()
+        .flat_map(|f| f.steps.iter())
+        .filter_map(|s| match s.body {
+            Body::Subflow { callee, .. } => callee,
+            _ => None,
+        })
+        .collect();
+    for (f, flow) in set.flows().iter().enumerate().skip(1) {
+        let picks = |message: &str| {
+            let start = Start::Message(message.to_owned());
+            let conversation = Conversation::start(set, &start, &setup);
+            (conversation.path().next().map(|(flow, _)| flow) == Some(f)).then_some(start)
+        };
+        let by_trigger = flow.trigger.as_ref().and_then(|trigger| {
+            let keyword = trigger.keywords.iter().find_map(|k| picks(k.text));
+            keyword.or_else(|| trigger.fallback.then(|| picks("hello there")).flatten())
+        });
+        match by_trigger {
+            Some(start) => out.push(start),
+            None if !called.contains(&f) => out.push(Start::Flow(flow.id.to_owned())),
+            None => {}
+        }
     }
-    conversation
+    out
 }
 
-/// The choices at the step the conversation waits at.
-fn choices(set: &FlowSet<'_>, flow: usize, step: usize, texts: &[String]) -> Vec<Reply> {
-    match &set.step(flow, step).body {
-        Body::Menu(menu) => menu
-            .items
-            .iter()
-            .map(|item| Reply::Tap(item.id.to_owned()))
-            .collect(),
-        Body::Ask(ask) => ask_replies(ask.input, texts)
-            .into_iter()
-            .map(Reply::Text)
-            .collect(),
-        _ => Vec::new(),
+/// Who writes a variable: the steps whose edges save it.
+fn writers(set: &FlowSet<'_>, name: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (f, flow) in set.flows().iter().enumerate() {
+        for (s, step) in flow.steps.iter().enumerate() {
+            if step.written() == Some(name) {
+                out.push((f, s));
+            }
+        }
+    }
+    out
+}
+
+/// How a test gives a variable a value.
+#[derive(Debug, Clone, PartialEq)]
+enum Given {
+    /// No step writes it (the bot's own code does): an initial value.
+    Initial,
+    /// Only `action` steps write it: their handlers' result.
+    Handlers(Vec<String>),
+}
+
+fn given(set: &FlowSet<'_>, name: &str) -> Option<Given> {
+    if BUILT_IN_VARIABLES.contains(&name) {
+        return None;
+    }
+    let writers = writers(set, name);
+    if writers.is_empty() {
+        return Some(Given::Initial);
+    }
+    let mut handlers = Vec::new();
+    for (f, s) in writers {
+        match &set.step(f, s).body {
+            Body::Action { handler, .. } => {
+                if !handlers.iter().any(|h| h == handler) {
+                    handlers.push((*handler).to_owned());
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(Given::Handlers(handlers))
+}
+
+/// `name = value` as reports show it (`unset` for an initial value left out).
+fn assignment_words(name: &str, value: &Scalar, how: &Given) -> String {
+    match (how, value) {
+        (Given::Initial, Scalar::Null) => format!("{name} unset"),
+        (Given::Initial, _) => format!("{name} = {}", value.to_json()),
+        (Given::Handlers(handlers), _) => {
+            format!("{} returns {}", handlers.join(", "), value.to_json())
+        }
     }
 }
 
 /// What a generation found: the test file and what it could not cover.
 #[derive(Debug, Clone)]
 pub struct Generated {
-    /// The test file's JSON (`{ "tests": [...] }`), ready to write.
+    /// The test file's JSON (`{ "strict": true, "tests": [...] }`), ready to write.
     pub tests: Value,
     /// Each edge no searched conversation took: `flow: label — reason`.
     pub uncovered: Vec<String>,
-    /// Conversations run by the search.
+    /// Conversations run by the search (replays included).
     pub runs: usize,
+    /// States the witness searches visited.
+    pub witness_states: usize,
 }
 
-/// Searches the set's choices from its entry flow and writes a small suite: each case adds
-/// at least one edge no earlier case took. `documents` are the set's, in its order (for the
-/// edge labels of the uncovered list).
-pub fn generate(set: &FlowSet<'_>, documents: &[&Value]) -> Generated {
-    let constants = condition_constants(set);
-    let texts: Vec<String> = constants.iter().filter_map(scalar_text).collect();
-    let mut mocks: Vec<Option<Scalar>> = vec![None];
-    let has_handlers = set.flows().iter().any(|f| {
-        f.steps
-            .iter()
-            .any(|s| matches!(s.body, Body::Action { .. }))
-    });
-    if has_handlers {
-        mocks.extend(constants.iter().cloned().map(Some));
+struct Search<'s> {
+    set: &'s FlowSet<'s>,
+    choices: Choices,
+    origins: Vec<Origin>,
+    found: Vec<Found>,
+    taken: HashSet<Key>,
+    /// Steps some run executed (took an edge from, or waits or stopped at).
+    executed: HashSet<(usize, usize)>,
+    /// Where runs stopped with an error or a loop, and why.
+    stops: HashMap<(usize, usize), String>,
+    runs: usize,
+    exhausted: bool,
+    attempts: HashMap<Key, Attempt>,
+    /// Per step, the first runs (at most `BASES`, in the order found) that executed it.
+    reached: HashMap<(usize, usize), Vec<usize>>,
+    work: usize,
+}
+
+impl<'s> Search<'s> {
+    fn keep(
+        &mut self,
+        origin: usize,
+        replies: Vec<Reply>,
+        conversation: &Conversation<'_>,
+    ) -> bool {
+        let edges: HashSet<Key> = conversation.transitions().iter().map(edge_key).collect();
+        let fresh = edges.iter().any(|e| !self.taken.contains(e));
+        self.taken.extend(edges.iter().copied());
+        self.executed.extend(edges.iter().map(|e| (e.0, e.1)));
+        let outcome = conversation.outcome();
+        if let Some(at) = outcome.at {
+            self.executed.insert(at);
+            if matches!(outcome.kind, OutcomeKind::Error | OutcomeKind::Loop) {
+                let message = outcome.message.clone().unwrap_or_default();
+                self.stops.entry(at).or_insert(message);
+            }
+        }
+        for &(f, s, _, _) in &edges {
+            let runs = self.reached.entry((f, s)).or_default();
+            if runs.len() < BASES && runs.last() != Some(&self.found.len()) {
+                runs.push(self.found.len());
+            }
+        }
+        self.found.push(Found {
+            origin,
+            replies,
+            edges,
+        });
+        fresh
     }
-    let mut found: Vec<Found> = Vec::new();
-    let mut runs = 0;
-    let mut taken: HashSet<(usize, usize, &'static str, usize)> = HashSet::new();
-    for mock in &mocks {
-        let setup = setup(set, mock.as_ref());
-        let mut seen: HashSet<(usize, usize, usize)> = HashSet::new();
-        // (replies, replies in a row at the same step, credit): a run that takes a new edge
-        // gets CREDIT further levels explored below it even where nothing new happens (a
-        // choice whose effect shows a few waits later).
-        let start = Conversation::start(set, &Start::Default, &setup);
+
+    /// Breadth first from one origin (module docs), from its start or from a conversation of
+    /// it so far (`seed`, with its replies). `seen` holds the (step, replies in a row there)
+    /// at which some conversation already waited.
+    fn explore(
+        &mut self,
+        origin: usize,
+        seed: Option<(Conversation<'s>, Vec<Reply>)>,
+        seen: &mut HashSet<(usize, usize, usize)>,
+    ) {
+        let set = self.set;
+        let (first, replies) = seed.unwrap_or_else(|| {
+            let Origin { start, setup } = &self.origins[origin];
+            (Conversation::start(set, start, setup), Vec::new())
+        });
         let mut queue: VecDeque<(Conversation<'_>, Vec<Reply>, usize, usize)> =
-            VecDeque::from([(start, Vec::new(), 0, CREDIT)]);
+            VecDeque::from([(first, replies, 0, CREDIT)]);
         while let Some((conversation, replies, streak, credit)) = queue.pop_front() {
-            if runs >= MAX_GENERATED_RUNS {
+            if self.runs >= MAX_GENERATED_RUNS {
+                self.exhausted = true;
                 break;
             }
-            runs += 1;
-            let edges: HashSet<_> = conversation.transitions().iter().map(edge_key).collect();
-            let fresh = edges.iter().any(|e| !taken.contains(e));
-            taken.extend(edges.iter().copied());
+            self.runs += 1;
+            let fresh = self.keep(origin, replies.clone(), &conversation);
             let outcome = conversation.outcome();
-            found.push(Found {
-                mock: mock.clone(),
-                replies: replies.clone(),
-                edges,
-            });
             if outcome.kind != OutcomeKind::Waiting || replies.len() >= MAX_GENERATED_DEPTH {
                 continue;
             }
@@ -220,13 +474,13 @@ pub fn generate(set: &FlowSet<'_>, documents: &[&Value]) -> Generated {
             if !(fresh || new_state || credit > 0) {
                 continue;
             }
-            for reply in choices(set, flow, step, &texts) {
+            for reply in self.choices.at(flow, step) {
                 let mut next = replies.clone();
                 next.push(reply.clone());
                 // Go on from a copy of the conversation (the simulator is deterministic, so
                 // this is the run of `next` from the start).
                 let mut child = conversation.clone();
-                child.reply(&reply);
+                child.reply(reply);
                 // A reply that leaves the bot waiting at the same step (a retry, a menu
                 // shown again) extends the run of replies there.
                 let same = child.outcome().at == Some((flow, step));
@@ -237,11 +491,206 @@ pub fn generate(set: &FlowSet<'_>, documents: &[&Value]) -> Generated {
             }
         }
     }
+
+    /// The branch edges not taken yet at steps some run executed.
+    fn open_branch_edges(&self) -> Vec<Key> {
+        let mut out = Vec::new();
+        for (f, flow) in self.set.flows().iter().enumerate() {
+            for (s, step) in flow.steps.iter().enumerate() {
+                let Body::Branch { cases, .. } = &step.body else {
+                    continue;
+                };
+                if !self.executed.contains(&(f, s)) {
+                    continue;
+                }
+                let keys = (0..cases.len())
+                    .map(|i| (f, s, "case", i))
+                    .chain([(f, s, "default", 0)]);
+                out.extend(
+                    keys.filter(|k| !self.taken.contains(k) && !self.attempts.contains_key(k)),
+                );
+            }
+        }
+        out
+    }
+
+    /// Phase 2 for one branch edge (module docs): true when a combination took it. What lies
+    /// behind the edge is searched from the replay that took it, with `seen` shared by every
+    /// edge solved.
+    fn solve(&mut self, target: Key, seen: &mut HashSet<(usize, usize, usize)>) -> bool {
+        let set = self.set;
+        let (f, s, kind, position) = target;
+        let Body::Branch { cases, .. } = &set.step(f, s).body else {
+            return false;
+        };
+        let upto = if kind == "case" {
+            position + 1
+        } else {
+            cases.len()
+        };
+        // The variables a test can give, with the values their leaves compare with.
+        let mut variables: Vec<(&str, Given, Vec<Scalar>)> = Vec::new();
+        let mut work = 0;
+        for case in &cases[..upto] {
+            case.when.for_each_leaf(&mut |leaf| {
+                let Some(how) = given(set, leaf.var) else {
+                    return;
+                };
+                let values = leaf_values(set, leaf, &mut work);
+                match variables.iter_mut().find(|(name, _, _)| *name == leaf.var) {
+                    Some((_, _, known)) => push_unique(known, values),
+                    None => variables.push((leaf.var, how, values)),
+                }
+            });
+        }
+        self.work += work;
+        self.attempts.entry(target).or_default();
+        if variables.is_empty() {
+            return false;
+        }
+        for (name, _, values) in &mut variables {
+            let declared = set
+                .flows()
+                .iter()
+                .find_map(|flow| flow.declaration(name))
+                .map(|d| d.kind);
+            if declared == Some("boolean") {
+                push_unique(values, [Scalar::Bool(true), Scalar::Bool(false)]);
+            }
+            push_unique(values, [Scalar::Null]);
+        }
+        // The first runs that reached the step (breadth first: the ones with fewest replies).
+        let bases = self.reached.get(&(f, s)).cloned().unwrap_or_default();
+        let combinations = variables
+            .iter()
+            .try_fold(1usize, |n, (_, _, values)| n.checked_mul(values.len()))
+            .unwrap_or(usize::MAX)
+            .min(MAX_ASSIGNMENTS);
+        for base in bases {
+            for number in 0..combinations {
+                if self.runs >= MAX_GENERATED_RUNS {
+                    self.exhausted = true;
+                    return false;
+                }
+                let origin = &self.origins[self.found[base].origin];
+                let mut setup = origin.setup.clone();
+                let mut words = Vec::new();
+                let mut rest = number;
+                for (name, how, values) in &variables {
+                    let value = &values[rest % values.len()];
+                    rest /= values.len();
+                    words.push(assignment_words(name, value, how));
+                    match how {
+                        Given::Initial if *value == Scalar::Null => {
+                            setup.variables.remove(*name);
+                        }
+                        Given::Initial => {
+                            setup.variables.insert((*name).to_owned(), value.clone());
+                        }
+                        Given::Handlers(handlers) => {
+                            for handler in handlers {
+                                setup
+                                    .handlers
+                                    .insert(handler.clone(), Mock::Returns(value.clone()));
+                            }
+                        }
+                    }
+                }
+                let start = origin.start.clone();
+                let replies = self.found[base].replies.clone();
+                let mut conversation = Conversation::start(set, &start, &setup);
+                for reply in &replies {
+                    conversation.reply(reply);
+                }
+                self.runs += 1;
+                let attempt = self.attempts.entry(target).or_default();
+                attempt.tried.push(words.join(", "));
+                let here: Vec<Key> = conversation
+                    .transitions()
+                    .iter()
+                    .map(edge_key)
+                    .filter(|e| (e.0, e.1) == (f, s))
+                    .collect();
+                attempt.took.extend(here.iter().copied());
+                if here.contains(&target) {
+                    let origin = Origin { start, setup };
+                    let index = match self.origins.iter().position(|o| *o == origin) {
+                        Some(index) => index,
+                        None => {
+                            self.origins.push(origin);
+                            self.origins.len() - 1
+                        }
+                    };
+                    self.explore(index, Some((conversation, replies)), seen);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// Searches the set's choices from its starts and writes a small strict suite: each case adds
+/// at least one edge no earlier case took. `documents` are the set's, in its order (for the
+/// edge labels of the uncovered list).
+pub fn generate(set: &FlowSet<'_>, documents: &[&Value]) -> Generated {
+    let mut work = 0;
+    let constants = condition_constants(set, &mut work);
+    let texts: Vec<String> = constants.iter().filter_map(scalar_text).collect();
+    let choices = Choices::new(set, &texts, &mut work);
+    let mut mocks: Vec<Option<Scalar>> = vec![None];
+    let has_handlers = set.flows().iter().any(|f| {
+        f.steps
+            .iter()
+            .any(|s| matches!(s.body, Body::Action { .. }))
+    });
+    if has_handlers {
+        mocks.extend(constants.iter().cloned().map(Some));
+    }
+    let mut origins = Vec::new();
+    for start in starts(set) {
+        for mock in &mocks {
+            origins.push(Origin {
+                start: start.clone(),
+                setup: setup(set, mock.as_ref()),
+            });
+        }
+    }
+    let mut search = Search {
+        set,
+        choices,
+        origins,
+        found: Vec::new(),
+        taken: HashSet::new(),
+        executed: HashSet::new(),
+        stops: HashMap::new(),
+        runs: 0,
+        exhausted: false,
+        attempts: HashMap::new(),
+        reached: HashMap::new(),
+        work,
+    };
+    for origin in 0..search.origins.len() {
+        search.explore(origin, None, &mut HashSet::new());
+    }
+    let mut seen = HashSet::new();
+    loop {
+        let open = search.open_branch_edges();
+        if open.is_empty() || search.exhausted {
+            break;
+        }
+        for target in open {
+            if !search.taken.contains(&target) {
+                search.solve(target, &mut seen);
+            }
+        }
+    }
     // Greedy cover, lazily: the run adding the most new edges first (fewer replies, then the
     // earlier run, on a tie); a gain only shrinks as edges get covered, so a popped run whose
     // gain is still the largest is the greedy pick.
-    let mut covered: HashSet<(usize, usize, &'static str, usize)> = HashSet::new();
-    let mut chosen: Vec<Found> = Vec::new();
+    let found = &search.found;
+    let mut covered: HashSet<Key> = HashSet::new();
+    let mut chosen: Vec<&Found> = Vec::new();
     let mut heap: BinaryHeap<(usize, Reverse<usize>, Reverse<usize>)> = found
         .iter()
         .enumerate()
@@ -257,25 +706,26 @@ pub fn generate(set: &FlowSet<'_>, documents: &[&Value]) -> Generated {
             continue;
         }
         covered.extend(found[index].edges.iter().copied());
-        chosen.push(found[index].clone());
+        chosen.push(&found[index]);
     }
     let graph = botmesh_flow_analyzer::describe(documents);
     let mut names: BTreeMap<String, usize> = BTreeMap::new();
-    let mut earlier: HashSet<(usize, usize, &'static str, usize)> = HashSet::new();
+    let mut earlier: HashSet<Key> = HashSet::new();
     let cases: Vec<Value> = chosen
         .iter()
         .map(|run| {
             let new: Vec<_> = run.edges.difference(&earlier).copied().collect();
             earlier.extend(run.edges.iter().copied());
             let name = case_name(set, &graph, &new, &mut names);
-            write_case(set, run, name)
+            write_case(set, &search.origins[run.origin], &run.replies, name)
         })
         .collect();
-    let uncovered = uncovered(set, &graph, &covered);
+    let uncovered = uncovered(&search, &graph, &covered);
     Generated {
-        tests: json!({ "tests": cases }),
+        tests: json!({ "strict": true, "tests": cases }),
         uncovered,
-        runs,
+        runs: search.runs,
+        witness_states: search.work,
     }
 }
 
@@ -283,29 +733,32 @@ fn step_id<'s>(set: &'s FlowSet<'_>, flow: usize, step: usize) -> &'s str {
     set.step(flow, step).id
 }
 
-fn graph_label(
+fn graph_edge<'g, 'a>(
     set: &FlowSet<'_>,
-    graph: &botmesh_flow_analyzer::Graph<'_>,
-    key: &(usize, usize, &'static str, usize),
-) -> String {
+    graph: &'g botmesh_flow_analyzer::Graph<'a>,
+    key: &Key,
+) -> Option<&'g botmesh_flow_analyzer::Edge<'a>> {
     let (flow, from, kind, position) = *key;
     let from_id = step_id(set, flow, from);
-    let edge = graph.flows.get(flow).and_then(|f| {
+    graph.flows.get(flow).and_then(|f| {
         f.edges
             .iter()
             .filter(|e| e.from == from_id && e.kind.as_str() == kind)
             .nth(position)
-    });
-    match edge {
+    })
+}
+
+fn graph_label(set: &FlowSet<'_>, graph: &botmesh_flow_analyzer::Graph<'_>, key: &Key) -> String {
+    match graph_edge(set, graph, key) {
         Some(edge) => crate::coverage::label(edge),
-        None => format!("{from_id} → {kind}"),
+        None => format!("{} → {}", step_id(set, key.0, key.1), key.2),
     }
 }
 
 fn case_name(
     set: &FlowSet<'_>,
     graph: &botmesh_flow_analyzer::Graph<'_>,
-    new: &[(usize, usize, &'static str, usize)],
+    new: &[Key],
     names: &mut BTreeMap<String, usize>,
 ) -> String {
     // The choices are what says what a case covers: buttons, rows, cases, defaults, onFail.
@@ -340,25 +793,34 @@ fn case_name(
     }
 }
 
-fn write_case(set: &FlowSet<'_>, run: &Found, name: String) -> Value {
-    let setup = setup(set, run.mock.as_ref());
-    let mut conversation = Conversation::start(set, &Start::Default, &setup);
+/// One `bot` turn per message sent since transcript entry `from`, in order (a strict case
+/// checks every message): its step, its type unless it is text, and its text when it has one.
+fn bot_turns(conversation: &Conversation<'_>, from: &mut usize, turns: &mut Vec<Value>) {
+    for entry in conversation.transcript_json(*from) {
+        let Some(bot) = entry.get("bot") else {
+            continue;
+        };
+        let mut check = serde_json::Map::new();
+        check.insert("step".into(), entry["step"].clone());
+        let kind = bot.get("type").and_then(Value::as_str).unwrap_or("text");
+        let text = crate::testing::message_text(bot);
+        if kind != "text" {
+            check.insert("type".into(), kind.into());
+        }
+        if kind == "text" || !text.is_empty() {
+            check.insert("text".into(), Value::String(text));
+        }
+        turns.push(json!({ "bot": check }));
+    }
+    *from = conversation.transcript_len();
+}
+
+fn write_case(set: &FlowSet<'_>, origin: &Origin, replies: &[Reply], name: String) -> Value {
+    let mut conversation = Conversation::start(set, &origin.start, &origin.setup);
     let mut turns = Vec::new();
     let mut from = 0;
-    let bot_turns = |conversation: &Conversation<'_>, from: &mut usize, turns: &mut Vec<Value>| {
-        let entries = conversation.transcript_json(*from);
-        *from = conversation.transcript_len();
-        // The last message of each stretch: enough to pin the path, order kept.
-        if let Some(entry) = entries.iter().rev().find(|e| e.get("bot").is_some()) {
-            let text = crate::testing::message_text(&entry["bot"]);
-            let mut check = serde_json::Map::new();
-            check.insert("step".into(), entry["step"].clone());
-            check.insert("text".into(), Value::String(text));
-            turns.push(json!({ "bot": check }));
-        }
-    };
     bot_turns(&conversation, &mut from, &mut turns);
-    for reply in &run.replies {
+    for reply in replies {
         turns.push(match reply {
             Reply::Text(text) => json!({ "user": text }),
             Reply::Tap(id) => json!({ "user": { "tap": id } }),
@@ -374,12 +836,34 @@ fn write_case(set: &FlowSet<'_>, run: &Found, name: String) -> Value {
     }
     let mut case = serde_json::Map::new();
     case.insert("name".into(), name.into());
-    if let Some(value) = &run.mock {
-        let handlers: serde_json::Map<String, Value> = setup
-            .handlers
-            .keys()
-            .map(|h| (h.clone(), json!({ "returns": value.to_json() })))
+    match &origin.start {
+        Start::Default => {}
+        Start::Flow(id) => {
+            case.insert("start".into(), json!({ "flow": id }));
+        }
+        Start::Message(message) => {
+            case.insert("start".into(), json!({ "message": message }));
+        }
+    }
+    if !origin.setup.variables.is_empty() {
+        let variables: serde_json::Map<String, Value> = origin
+            .setup
+            .variables
+            .iter()
+            .map(|(name, value)| (name.clone(), value.to_json()))
             .collect();
+        case.insert("variables".into(), Value::Object(variables));
+    }
+    let handlers: serde_json::Map<String, Value> = origin
+        .setup
+        .handlers
+        .iter()
+        .filter_map(|(name, mock)| match mock {
+            Mock::Returns(value) => Some((name.clone(), json!({ "returns": value.to_json() }))),
+            Mock::ReturnsEach(_) | Mock::Fails(_) => None,
+        })
+        .collect();
+    if !handlers.is_empty() {
         case.insert("handlers".into(), Value::Object(handlers));
     }
     case.insert("turns".into(), Value::Array(turns));
@@ -388,14 +872,11 @@ fn write_case(set: &FlowSet<'_>, run: &Found, name: String) -> Value {
 }
 
 fn uncovered(
-    set: &FlowSet<'_>,
+    search: &Search<'_>,
     graph: &botmesh_flow_analyzer::Graph<'_>,
-    covered: &HashSet<(usize, usize, &'static str, usize)>,
+    covered: &HashSet<Key>,
 ) -> Vec<String> {
-    let mut reached: HashSet<(usize, usize)> = HashSet::new();
-    for key in covered {
-        reached.insert((key.0, key.1));
-    }
+    let set = search.set;
     let mut out = Vec::new();
     for (f, flow) in graph.flows.iter().enumerate() {
         let mut seen: Vec<(&str, &str)> = Vec::new();
@@ -406,49 +887,320 @@ fn uncovered(
             let Some(from) = set.flows()[f].steps.iter().position(|s| s.id == edge.from) else {
                 continue;
             };
-            if covered.contains(&(f, from, kind, position)) {
+            let key = (f, from, kind, position);
+            if covered.contains(&key) {
                 continue;
             }
-            let executed = reached.contains(&(f, from))
-                || covered.iter().any(|k| {
-                    // A step is executed when an edge reached it.
-                    k.0 == f && graph_target(set, graph, k).as_deref() == Some(edge.from)
-                });
-            let reason = if f == 0 && from == 0 || executed {
-                "no reply, tap or handler result the search tried takes it (a case shadowed by an earlier one, or a condition none of them satisfies)"
-            } else {
-                "its step is never reached by the searched conversations"
-            };
             out.push(format!(
-                "{}: {} — {reason}",
+                "{}: {} — {}",
                 flow.id,
-                crate::coverage::label(edge)
+                crate::coverage::label(edge),
+                reason(search, graph, key)
             ));
         }
     }
     out
 }
 
-fn graph_target(
-    set: &FlowSet<'_>,
-    graph: &botmesh_flow_analyzer::Graph<'_>,
-    key: &(usize, usize, &'static str, usize),
-) -> Option<String> {
-    let (flow, from, kind, position) = *key;
-    let from_id = step_id(set, flow, from);
-    graph.flows.get(flow).and_then(|f| {
-        f.edges
+fn budget() -> String {
+    format!(
+        "the search used its budget of {MAX_GENERATED_RUNS} conversations before it took this edge"
+    )
+}
+
+/// Why no searched conversation took an edge, as exactly as the search can say it.
+fn reason(search: &Search<'_>, graph: &botmesh_flow_analyzer::Graph<'_>, key: Key) -> String {
+    let set = search.set;
+    let (f, s, kind, position) = key;
+    let step = set.step(f, s);
+    let flow_id = set.flows()[f].id;
+    if !search.executed.contains(&(f, s)) {
+        if search.exhausted {
+            return budget();
+        }
+        let mut into = Vec::new();
+        for flow in &graph.flows {
+            for edge in &flow.edges {
+                let leads_here = match edge.to_flow {
+                    Some(called) => called == flow_id && s == 0,
+                    None => flow.id == flow_id && edge.to == step.id,
+                };
+                if leads_here {
+                    into.push(format!("{}: {}", flow.id, crate::coverage::label(edge)));
+                }
+            }
+        }
+        return if into.is_empty() {
+            format!(
+                "no edge leads to step {}, so no conversation reaches it",
+                step.id
+            )
+        } else {
+            format!(
+                "step {} is reached only through {}, which no searched conversation takes either",
+                step.id,
+                into.join("; ")
+            )
+        };
+    }
+    match (kind, &step.body) {
+        ("case", Body::Branch { cases, .. }) => case_reason(search, key, cases),
+        ("default", Body::Branch { cases, .. }) => {
+            let tried = search
+                .attempts
+                .get(&key)
+                .map(|a| a.tried.as_slice())
+                .unwrap_or_default();
+            if tried.is_empty() {
+                format!(
+                    "every conversation that reached {} made one of its {} cases true: no reply, tap or handler result the search tried leaves them all false",
+                    step.id,
+                    cases.len()
+                )
+            } else {
+                format!(
+                    "every conversation that reached {} made one of its {} cases true, with each of the {} combinations the search tried ({})",
+                    step.id,
+                    cases.len(),
+                    tried.len(),
+                    summary(tried)
+                )
+            }
+        }
+        ("return", Body::Subflow { flow, .. }) => format!(
+            "flow {flow} never ends back in {}: every searched run of it hands off, stops or keeps waiting",
+            step.id
+        ),
+        _ => match search.stops.get(&(f, s)) {
+            Some(message) => format!("the conversation stops at step {}: {message}", step.id),
+            None if search.exhausted => budget(),
+            None => format!(
+                "no reply, tap or handler result the search tried takes it from step {} (position {position})",
+                step.id
+            ),
+        },
+    }
+}
+
+/// The first few combinations tried, then how many more.
+fn summary(tried: &[String]) -> String {
+    let mut shown: Vec<&str> = tried.iter().take(4).map(String::as_str).collect();
+    let more;
+    if tried.len() > 4 {
+        more = format!("{} more", tried.len() - 4);
+        shown.push(&more);
+    }
+    shown.join("; ")
+}
+
+/// The leaves a condition cannot be true without: itself, or every leaf of an `all`, deep.
+fn required_leaves<'c, 'a>(cond: &'c Cond<'a>, out: &mut Vec<&'c Leaf<'a>>) {
+    match cond {
+        Cond::Leaf(leaf) => out.push(leaf),
+        Cond::All(items) => {
+            for item in items {
+                required_leaves(item, out);
+            }
+        }
+        Cond::Any(_) | Cond::Not(_) => {}
+    }
+}
+
+/// True when a reply to `ask` can save exactly `value` (the runtime's parsing and matcher).
+fn ask_can_save(set: &FlowSet<'_>, ask: &Ask<'_>, value: &Scalar) -> bool {
+    let text = match value {
+        Scalar::String(text) => text.clone(),
+        Scalar::Number(n) => js_number(*n),
+        Scalar::Bool(b) => if *b { "yes" } else { "no" }.to_owned(),
+        Scalar::Null => return false,
+    };
+    if text.trim() != text {
+        return false;
+    }
+    let saved = match (ask.input, ask.pattern) {
+        (InputKind::Text, Some(pattern)) => match &set.patterns[pattern.index] {
+            Ok(compiled) if !text.is_empty() && accepts(compiled, &text) => {
+                Some(Scalar::String(text))
+            }
+            _ => None,
+        },
+        _ => parse_answer(ask.input, &text),
+    };
+    saved.as_ref() == Some(value)
+}
+
+/// Why an `ask` never saves a value: its pattern rejects it, or its input kind never reads
+/// as it; and where it goes when retries run out.
+fn ask_refusal(set: &FlowSet<'_>, flow: usize, step: usize, ask: &Ask<'_>) -> String {
+    let why = match ask.pattern {
+        Some(pattern) if ask.input == InputKind::Text => {
+            format!("its pattern {:?} rejects that reply", pattern.text)
+        }
+        _ => format!("a {} answer never reads as it", input_name(ask.input)),
+    };
+    let then = match ask.on_fail.unwrap_or(set.step(flow, step).successor) {
+        botmesh_flow_schema::program::Target::Step(to) => step_id(set, flow, to).to_owned(),
+        botmesh_flow_schema::program::Target::End => "the end of the flow".to_owned(),
+    };
+    let route = if ask.on_fail.is_some() {
+        "onFail"
+    } else {
+        "no onFail, so its next step"
+    };
+    format!(
+        "{why}; a rejected reply saves nothing, and when retries run out the ask goes on ({route}) to {then} with {} unchanged",
+        ask.save
+    )
+}
+
+fn input_name(input: InputKind) -> &'static str {
+    match input {
+        InputKind::Text => "text",
+        InputKind::Number => "number",
+        InputKind::Email => "email",
+        InputKind::Phone => "phone",
+        InputKind::Date => "date",
+        InputKind::Yesno => "yesno",
+    }
+}
+
+fn case_reason(
+    search: &Search<'_>,
+    key: Key,
+    cases: &[botmesh_flow_schema::program::Case<'_>],
+) -> String {
+    let set = search.set;
+    let (f, s, _, position) = key;
+    let id = step_id(set, f, s);
+    let Some(case) = cases.get(position) else {
+        return budget();
+    };
+    if let Some(earlier) = cases[..position]
+        .iter()
+        .position(|c| c.when.same(&case.when))
+    {
+        return format!(
+            "case {} of {id} has the same condition and comes first, so this case is shadowed by an earlier one: no conversation can take it",
+            earlier + 1
+        );
+    }
+    let mut leaves = Vec::new();
+    required_leaves(&case.when, &mut leaves);
+    for leaf in leaves {
+        let wanted: Vec<Scalar> = match &leaf.op {
+            Op::Eq(value) if *value != Literal::Null => vec![Scalar::of_literal(*value)],
+            Op::In(values) => values.iter().map(|v| Scalar::of_literal(*v)).collect(),
+            _ => continue,
+        };
+        let writers = writers(set, leaf.var);
+        let asks: Vec<(usize, usize, &Ask<'_>)> = writers
             .iter()
-            .filter(|e| e.from == from_id && e.kind.as_str() == kind)
-            .nth(position)
-            .map(|e| e.to.to_owned())
-    })
+            .filter_map(|&(wf, ws)| match &set.step(wf, ws).body {
+                Body::Ask(ask) => Some((wf, ws, ask.as_ref())),
+                _ => None,
+            })
+            .collect();
+        if asks.is_empty() || asks.len() != writers.len() {
+            continue;
+        }
+        let savable = wanted
+            .iter()
+            .any(|value| asks.iter().any(|(_, _, ask)| ask_can_save(set, ask, value)));
+        if !savable {
+            let values: Vec<String> = wanted.iter().map(|v| v.to_json().to_string()).collect();
+            let ids: Vec<&str> = asks
+                .iter()
+                .map(|&(wf, ws, _)| step_id(set, wf, ws))
+                .collect();
+            let (wf, ws, ask) = asks[0];
+            return format!(
+                "needs {} = {}, which ask {} never saves ({}): no conversation can take it",
+                leaf.var,
+                values.join(" or "),
+                ids.join(" or "),
+                ask_refusal(set, wf, ws, ask)
+            );
+        }
+    }
+    if let Some(attempt) = search.attempts.get(&key)
+        && !attempt.tried.is_empty()
+    {
+        let earlier = attempt
+            .took
+            .iter()
+            .filter(|k| k.2 == "case" && k.3 < position)
+            .map(|k| k.3)
+            .min();
+        if let Some(earlier) = earlier
+            && attempt.took.iter().all(|k| k.2 == "case" && k.3 < position)
+        {
+            return format!(
+                "every combination the search tried that reaches {id} ({}) makes an earlier case true (case {}): a case shadowed by an earlier one",
+                summary(&attempt.tried),
+                earlier + 1
+            );
+        }
+        return format!(
+            "none of the {} combinations the search tried ({}) makes it true at {id}",
+            attempt.tried.len(),
+            summary(&attempt.tried)
+        );
+    }
+    if search.exhausted {
+        return budget();
+    }
+    let mut names: Vec<&str> = Vec::new();
+    case.when.for_each_leaf(&mut |leaf| {
+        if !names.contains(&leaf.var) {
+            names.push(leaf.var);
+        }
+    });
+    let sources: Vec<String> = names
+        .iter()
+        .map(|name| {
+            if BUILT_IN_VARIABLES.contains(name) {
+                return format!("{name} (built in)");
+            }
+            let steps: Vec<String> = writers(set, name)
+                .iter()
+                .map(|&(wf, ws)| {
+                    let step = set.step(wf, ws);
+                    match &step.body {
+                        Body::Ask(ask) => format!("ask {} ({})", step.id, input_name(ask.input)),
+                        _ => format!("{} {}", step.kind.as_str(), step.id),
+                    }
+                })
+                .collect();
+            format!("{name} (written by {})", steps.join(", "))
+        })
+        .collect();
+    let mut instead: Vec<(&str, usize)> = search
+        .found
+        .iter()
+        .flat_map(|run| run.edges.iter())
+        .filter(|e| (e.0, e.1) == (f, s))
+        .map(|e| (e.2, e.3))
+        .collect();
+    instead.sort_unstable();
+    instead.dedup();
+    let instead: Vec<String> = instead
+        .iter()
+        .map(|&(kind, n)| match kind {
+            "case" => format!("case {}", n + 1),
+            other => other.to_owned(),
+        })
+        .collect();
+    format!(
+        "every conversation the search ran through {id} took {} instead: it reads {}, and no reply or tap the search tried makes this case true before an earlier one",
+        instead.join(" or "),
+        sources.join(", ")
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{TestFile, run_case};
+    use crate::testing::TestFile;
 
     fn example(name: &str) -> Value {
         let path = format!(
@@ -464,12 +1216,8 @@ mod tests {
         let set = FlowSet::new(documents).expect("valid");
         let generated = generate(&set, documents);
         let file = TestFile::from_json(&generated.tests).expect("a well-formed test file");
-        let runs: Vec<_> = file
-            .tests
-            .iter()
-            .enumerate()
-            .map(|(i, case)| run_case(&set, case, i))
-            .collect();
+        assert_eq!(file.strict, Some(true), "generated cases are strict");
+        let runs = file.run(&set);
         for run in &runs {
             assert!(run.failure.is_none(), "{}: {:?}", run.name, run.failure);
         }
@@ -499,7 +1247,7 @@ mod tests {
     }
 
     #[test]
-    fn a_case_no_reply_satisfies_is_listed_with_its_reason() {
+    fn a_reply_that_a_matches_condition_finds_is_tried() {
         let document = json!({ "version": 2, "id": "x", "steps": [
             { "id": "name", "kind": "ask", "text": "Name?", "save": "name" },
             { "id": "route", "kind": "branch", "cases": [
@@ -508,24 +1256,190 @@ mod tests {
             { "id": "z", "kind": "end", "text": "Zed." }
         ]});
         let (generated, coverage) = check(&[&document]);
-        assert!(!coverage.all_edges());
-        assert_eq!(generated.uncovered.len(), 1, "{:?}", generated.uncovered);
-        assert!(
-            generated.uncovered[0].starts_with("x: route → case "),
-            "{:?}",
-            generated.uncovered
+        assert!(coverage.all_edges(), "{:?}", generated.uncovered);
+        assert!(generated.tests.to_string().contains(r#"{"user":"Z000"}"#));
+    }
+
+    /// What no conversation can take is listed with the reason: a case shadowed by an earlier
+    /// one, a value the only ask that saves it rejects, a default no value leaves, a subflow
+    /// that never returns, and what lies only behind them.
+    #[test]
+    fn what_stays_uncovered_says_why() {
+        let document = json!({ "version": 2, "id": "x", "steps": [
+            { "id": "code", "kind": "ask", "text": "Code?", "save": "code", "pattern": "^[0-9]{4}$" },
+            { "id": "route", "kind": "branch", "cases": [
+                { "when": { "var": "code", "op": "eq", "value": "abcd" }, "next": "letters" },
+                { "when": { "var": "code", "op": "exists" }, "next": "sure" },
+                { "when": { "var": "code", "op": "exists" }, "next": "again" }] },
+            { "id": "none", "kind": "message", "text": "No code." },
+            { "id": "ok", "kind": "ask", "text": "Sure?", "save": "ok", "input": "yesno" },
+            { "id": "yes_no", "kind": "branch", "cases": [
+                { "when": { "var": "ok", "op": "eq", "value": true }, "next": "desk" },
+                { "when": { "var": "ok", "op": "eq", "value": false }, "next": "desk" },
+                { "when": { "var": "ok", "op": "exists" }, "next": "desk" }], "default": "desk" },
+            { "id": "desk", "kind": "subflow", "flow": "people" },
+            { "id": "after", "kind": "end", "text": "Back." },
+            { "id": "letters", "kind": "message", "text": "Letters!" },
+            { "id": "sure", "kind": "end", "text": "Sure." },
+            { "id": "again", "kind": "end", "text": "Again." }
+        ]});
+        let people = json!({ "version": 2, "id": "people", "steps": [
+            { "id": "hand", "kind": "handoff", "text": "A person will answer." }
+        ]});
+        let set = FlowSet::new(&[&document, &people]).expect("valid");
+        let generated = generate(&set, &[&document, &people]);
+        expect_test::expect![[r#"
+            x: route → case code == "abcd" — needs code = "abcd", which ask code never saves (its pattern "^[0-9]{4}$" rejects that reply; a rejected reply saves nothing, and when retries run out the ask goes on (no onFail, so its next step) to route with code unchanged): no conversation can take it
+            x: route → case code exists — case 2 of route has the same condition and comes first, so this case is shadowed by an earlier one: no conversation can take it
+            x: yes_no → case ok exists — every conversation the search ran through yes_no took case 1 or case 2 or default instead: it reads ok (written by ask ok (yesno)), and no reply or tap the search tried makes this case true before an earlier one
+            x: desk → return (after) — flow people never ends back in desk: every searched run of it hands off, stops or keeps waiting
+            x: letters → sure — step letters is reached only through x: route → case code == "abcd", which no searched conversation takes either
+        "#]]
+        .assert_eq(&(generated.uncovered.join("\n") + "\n"));
+    }
+
+    fn fixture(name: &str) -> Value {
+        let path = format!(
+            "{}/test_data/generate/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
         );
+        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("JSON")
+    }
+
+    /// Four flows like those users wrote (issue 37): an `ask` with `pattern: "^.{8,200}$"`, one
+    /// whose pattern has alternatives and a branch on how the reply starts, a subflow behind a
+    /// variable the bot's code sets, a branch on it in a support menu, handler results that
+    /// decide branches. Each generated suite is strict, passes, and covers every edge.
+    #[test]
+    fn flows_users_wrote_get_strict_suites_that_cover_every_edge() {
+        let pizza = fixture("pizza-delivery");
+        let builder = fixture("pizza-builder");
+        let cita = fixture("cita");
+        let alta = fixture("alta-paciente");
+        let support = fixture("support");
+        let sets: [(Vec<&Value>, usize); 4] = [
+            (vec![&pizza], 17),
+            (vec![&builder], 16),
+            (vec![&cita, &alta], 14),
+            (vec![&support], 14),
+        ];
+        for (documents, edges) in sets {
+            let (generated, coverage) = check(&documents);
+            let (_, _, covered, total) = coverage.totals();
+            assert_eq!(
+                (covered, total),
+                (edges, edges),
+                "{:?}",
+                generated.uncovered
+            );
+            assert!(generated.uncovered.is_empty(), "{:?}", generated.uncovered);
+            // Every case checks every message it is sent (one bot turn per message).
+            let set = FlowSet::new(&documents).expect("valid");
+            let file = TestFile::from_json(&generated.tests).expect("well-formed");
+            for (run, case) in file.run(&set).iter().zip(&file.tests) {
+                assert!(run.failure.is_none(), "{}", run.name);
+                let setup = case.setup();
+                let mut conversation = Conversation::start(&set, &case.start(), &setup);
+                for turn in &case.turns {
+                    if let crate::testing::TurnSpec::User { user } = turn {
+                        conversation.reply(&user.reply());
+                    }
+                }
+                let sent = conversation
+                    .transcript_json(0)
+                    .iter()
+                    .filter(|e| e.get("bot").is_some())
+                    .count();
+                let checked = case
+                    .turns
+                    .iter()
+                    .filter(|t| matches!(t, crate::testing::TurnSpec::Bot { .. }))
+                    .count();
+                assert_eq!(sent, checked, "{}", run.name);
+            }
+        }
+        let text = |documents: &[&Value]| {
+            let set = FlowSet::new(documents).expect("valid");
+            generate(&set, documents).tests.to_string()
+        };
+        // The address the pattern accepts, the postcode that starts with 28, the variable the
+        // clinic's code sets, and the invoice number.
+        assert!(text(&[&pizza]).contains(r#"{"user":"aaaaaaaa"}"#));
+        assert!(text(&[&builder]).contains(r#"{"user":"28000"}"#));
+        assert!(text(&[&cita, &alta]).contains(r#""variables":{"paciente_nuevo":true}"#));
+        assert!(text(&[&support]).contains(r#"{"user":"INV-000000"}"#));
+    }
+
+    /// A 500-step flow (100 waits from start to end, 50 branches on replies) and a flow of 60
+    /// branches on variables the bot's code sets stay within bounds counted by the search
+    /// itself, not by a clock: conversations run, witness states visited.
+    #[test]
+    fn large_flows_stay_within_the_search_budget() {
+        let mut steps = Vec::new();
+        for b in 0..50 {
+            let id = |s: &str| format!("{s}{b}");
+            let next = if b == 49 {
+                "hello0".to_owned()
+            } else {
+                format!("hello{}", b + 1)
+            };
+            steps.extend([
+                json!({ "id": id("hello"), "kind": "message", "text": format!("Block {b}") }),
+                json!({ "id": id("menu"), "kind": "buttons", "text": "Go on?", "save": "pick", "buttons": [
+                    { "id": "on", "title": "On", "next": id("qty") },
+                    { "id": "detour", "title": "Detour", "next": id("detour") }] }),
+                json!({ "id": id("detour"), "kind": "message", "text": "A detour." }),
+                json!({ "id": id("qty"), "kind": "ask", "text": "How many?", "save": "qty", "input": "number", "retries": 1, "onFail": id("few") }),
+                json!({ "id": id("check"), "kind": "branch", "cases": [
+                    { "when": { "var": "qty", "op": "gt", "value": 4 }, "next": id("many") }], "default": id("few") }),
+                json!({ "id": id("many"), "kind": "message", "text": "Many.", "next": id("note") }),
+                json!({ "id": id("few"), "kind": "message", "text": "Few." }),
+                json!({ "id": id("note"), "kind": "ask", "text": "Code?", "save": "code", "pattern": "^[A-Z]{2}-[0-9]{4}$", "onFail": id("wait") }),
+                json!({ "id": id("wait"), "kind": "delay", "seconds": 1 }),
+                if b == 49 {
+                    json!({ "id": id("last"), "kind": "end", "text": "Bye." })
+                } else {
+                    json!({ "id": id("last"), "kind": "message", "text": "Next block.", "next": next })
+                },
+            ]);
+        }
+        let blocks = json!({ "version": 2, "id": "blocks", "steps": steps });
+        let set = FlowSet::new(&[&blocks]).expect("valid");
+        let generated = generate(&set, &[&blocks]);
+        assert!(generated.uncovered.is_empty(), "{:?}", generated.uncovered);
+        assert!(generated.runs <= 8_000, "{} conversations", generated.runs);
         assert!(
-            generated.uncovered[0]
-                .contains("no reply, tap or handler result the search tried takes it")
+            generated.witness_states <= 10_000,
+            "{} states",
+            generated.witness_states
         );
+
+        let mut steps = Vec::new();
+        for b in 0..60 {
+            steps.push(json!({ "id": format!("if{b}"), "kind": "branch", "cases": [
+                { "when": { "var": format!("flag{b}"), "op": "eq", "value": true }, "next": format!("on{b}") }],
+                "default": format!("off{b}") }));
+            steps.push(json!({ "id": format!("on{b}"), "kind": "message", "text": "On.", "next": format!("off{b}") }));
+            steps.push(
+                json!({ "id": format!("off{b}"), "kind": "buttons", "text": "Next?", "buttons": [
+                { "id": "next", "title": "Next" }] }),
+            );
+        }
+        steps.push(json!({ "id": "bye", "kind": "end" }));
+        let flags = json!({ "version": 2, "id": "flags", "steps": steps });
+        let set = FlowSet::new(&[&flags]).expect("valid");
+        let generated = generate(&set, &[&flags]);
+        assert!(generated.uncovered.is_empty(), "{:?}", generated.uncovered);
+        assert!(generated.runs <= 1_000, "{} conversations", generated.runs);
     }
 
     /// Every edge (by key) that conversations of at most `depth` replies over the same choices
     /// take, without merging any two prefixes: what the generator must cover.
-    fn exhaustive(set: &FlowSet<'_>, depth: usize) -> HashSet<(usize, usize, &'static str, usize)> {
-        let constants = condition_constants(set);
+    fn exhaustive(set: &FlowSet<'_>, depth: usize) -> HashSet<Key> {
+        let mut work = 0;
+        let constants = condition_constants(set, &mut work);
         let texts: Vec<String> = constants.iter().filter_map(scalar_text).collect();
+        let choices = Choices::new(set, &texts, &mut work);
         let mut mocks: Vec<Option<Scalar>> = vec![None];
         mocks.extend(constants.iter().cloned().map(Some));
         let mut edges = HashSet::new();
@@ -538,7 +1452,10 @@ mod tests {
                 if budget == 0 {
                     break;
                 }
-                let conversation = replay(set, &setup, &replies);
+                let mut conversation = Conversation::start(set, &Start::Default, &setup);
+                for reply in &replies {
+                    conversation.reply(reply);
+                }
                 edges.extend(conversation.transitions().iter().map(edge_key));
                 if replies.len() >= depth {
                     continue;
@@ -546,9 +1463,9 @@ mod tests {
                 if let (OutcomeKind::Waiting, Some((flow, step))) =
                     (conversation.outcome().kind, conversation.outcome().at)
                 {
-                    for reply in choices(set, flow, step, &texts) {
+                    for reply in choices.at(flow, step) {
                         let mut next = replies.clone();
-                        next.push(reply);
+                        next.push(reply.clone());
                         stack.push(next);
                     }
                 }
@@ -572,8 +1489,7 @@ mod tests {
             let generated = generate(&set, &refs);
             let file = TestFile::from_json(&generated.tests).map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e:?}")))?;
             let mut covered = HashSet::new();
-            for (i, case) in file.tests.iter().enumerate() {
-                let run = run_case(&set, case, i);
+            for run in file.run(&set) {
                 proptest::prop_assert!(run.failure.is_none(), "{}: {:?}", run.name, run.failure);
                 covered.extend(run.transitions.iter().map(edge_key));
             }

@@ -77,7 +77,10 @@ pub use conversation::{
 };
 pub use coverage::{Coverage, CoverageCounter, FlowCoverage, UncoveredEdge, coverage, percent};
 pub use format::{entry_line, simulation_text};
-pub use generate::{Generated, MAX_GENERATED_DEPTH, MAX_GENERATED_RUNS, ask_replies, generate};
+pub use generate::{
+    Generated, MAX_ASSIGNMENTS, MAX_GENERATED_DEPTH, MAX_GENERATED_RUNS, MAX_WITNESS_STATES,
+    ask_replies, generate,
+};
 pub use input::{
     InputError, MAX_REPLIES, Mock, Reply, Setup, Simulation, Start, initial_value, parse_handlers,
     parse_mock, parse_replies, parse_reply, parse_start, parse_variables,

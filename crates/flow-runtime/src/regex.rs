@@ -172,6 +172,280 @@ impl Pattern {
     }
 }
 
+/// What a witness search may learn about a character: the four kinds of character the
+/// assertions (`^`, `$`, `\b`, …) tell apart, and the end of the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kind {
+    /// No character: the end of the text (as a next character only).
+    End,
+    /// An ASCII word character (`[0-9A-Za-z_]`).
+    Word,
+    /// `\n`.
+    Newline,
+    /// `\r`.
+    Return,
+    /// Any other character.
+    Other,
+}
+
+impl Kind {
+    const CHARACTERS: [Self; 4] = [Self::Word, Self::Other, Self::Newline, Self::Return];
+
+    fn of(c: char) -> Self {
+        match c {
+            '\n' => Self::Newline,
+            '\r' => Self::Return,
+            c if c.is_ascii_alphanumeric() || c == '_' => Self::Word,
+            _ => Self::Other,
+        }
+    }
+
+    /// A character of this kind, as [`Context::holds`] reads it.
+    fn sample(self) -> Option<char> {
+        match self {
+            Self::End => None,
+            Self::Word => Some('a'),
+            Self::Newline => Some('\n'),
+            Self::Return => Some('\r'),
+            Self::Other => Some(' '),
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// Every kind a next character may have.
+const ANY_NEXT: u8 = 0b1_1111;
+
+/// Word characters tried first when a class offers them, most readable first.
+const WORD_CHARACTERS: &str = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_";
+/// Other characters tried first when a class offers them (a space comes last: a reply is
+/// trimmed, so a witness should not end in one).
+const OTHER_CHARACTERS: &str = ".-,/#@+:!?'()ñéáíóú ";
+
+/// A character of kind `kind` in `ranges` (a readable one when there is one).
+fn sample_in(ranges: &[(char, char)], kind: Kind) -> Option<char> {
+    let preferred = match kind {
+        Kind::Word => WORD_CHARACTERS,
+        Kind::Other => OTHER_CHARACTERS,
+        Kind::Newline => "\n",
+        Kind::Return => "\r",
+        Kind::End => return None,
+    };
+    if let Some(c) = preferred.chars().find(|&c| in_ranges(ranges, c)) {
+        return Some(c);
+    }
+    if kind != Kind::Other {
+        return None;
+    }
+    // Any other character of the class: a printable one first, then any.
+    let candidates = |printable: bool| {
+        ranges.iter().find_map(|&(low, high)| {
+            (u32::from(low)..=u32::from(high))
+                .take(256)
+                .filter_map(char::from_u32)
+                .find(|&c| Kind::of(c) == Kind::Other && (!printable || !c.is_control()))
+        })
+    };
+    candidates(true).or_else(|| candidates(false))
+}
+
+/// One state of the witness search: a program counter, how much of the prefix is read (all
+/// of it once the text goes past it), the
+/// kind of the previous character (`None` at the start) and the kinds the next one may have.
+type WitnessState = (usize, usize, Option<Kind>, u8);
+
+impl Pattern {
+    /// The shortest text that starts with `prefix` and that this pattern matches (whole, or
+    /// somewhere for a search), found by a breadth-first search of the compiled program, the
+    /// same one [`Pattern::is_match`] runs, then checked by it. Each character read is
+    /// picked from its class (a readable one first: a letter, a digit, a space); assertions
+    /// are followed by the kinds of character around them. `None` when no such text exists
+    /// or the search visits more than `budget` states (each counted in `work`).
+    pub fn witness(&self, prefix: &str, budget: usize, work: &mut usize) -> Option<String> {
+        use std::collections::{HashSet, VecDeque};
+        let prefix: Vec<char> = prefix.chars().collect();
+        // Every state reached, with the state it came from and the character read on the way.
+        let mut states: Vec<(WitnessState, Option<usize>, Option<char>)> = Vec::new();
+        let mut seen: HashSet<WitnessState> = HashSet::new();
+        let mut queue: VecDeque<usize> = VecDeque::new();
+        let mut visit = |state: WitnessState,
+                         parent: Option<usize>,
+                         read: Option<char>,
+                         front: bool,
+                         states: &mut Vec<(WitnessState, Option<usize>, Option<char>)>,
+                         queue: &mut VecDeque<usize>| {
+            if seen.insert(state) {
+                states.push((state, parent, read));
+                if front {
+                    queue.push_front(states.len() - 1);
+                } else {
+                    queue.push_back(states.len() - 1);
+                }
+            }
+        };
+        // A search may start its match after any part of the prefix.
+        let starts = if self.anchored { 1 } else { prefix.len() + 1 };
+        for skipped in 0..starts {
+            let previous = skipped.checked_sub(1).map(|i| Kind::of(prefix[i]));
+            visit(
+                (0, skipped, previous, ANY_NEXT),
+                None,
+                None,
+                false,
+                &mut states,
+                &mut queue,
+            );
+        }
+        let mut popped = 0;
+        while let Some(index) = queue.pop_front() {
+            popped += 1;
+            *work += 1;
+            if popped > budget {
+                return None;
+            }
+            let ((pc, read, previous, next), _, _) = states[index];
+            let mut step = |c: char, states: &mut Vec<_>, queue: &mut VecDeque<usize>| {
+                let kind = Kind::of(c);
+                if next & kind.bit() != 0 {
+                    let read = (read + 1).min(prefix.len());
+                    let state = (pc + 1, read, Some(kind), ANY_NEXT);
+                    visit(state, Some(index), Some(c), false, states, queue);
+                }
+            };
+            match &self.program[pc] {
+                Inst::Match => {
+                    // The text ends here, or (a search) goes on with the rest of the prefix.
+                    let follows = prefix.get(read).map_or(Kind::End, |&c| Kind::of(c));
+                    if (read == prefix.len() || !self.anchored) && next & follows.bit() != 0 {
+                        let mut text = Self::spell(&states, index, &prefix);
+                        text.extend(&prefix[read..]);
+                        let mut work = MAX_MATCH_WORK;
+                        return (self.is_match(&text, &mut work) == Some(true)).then_some(text);
+                    }
+                }
+                Inst::Jump(to) => {
+                    let state = (*to, read, previous, next);
+                    visit(state, Some(index), None, true, &mut states, &mut queue);
+                }
+                Inst::Split(first, second) => {
+                    for to in [*second, *first] {
+                        let state = (to, read, previous, next);
+                        visit(state, Some(index), None, true, &mut states, &mut queue);
+                    }
+                }
+                Inst::Look(look) => {
+                    let mut allowed = 0;
+                    for kind in [
+                        Kind::End,
+                        Kind::Word,
+                        Kind::Newline,
+                        Kind::Return,
+                        Kind::Other,
+                    ] {
+                        let context = Context {
+                            previous: previous.and_then(Kind::sample),
+                            next: kind.sample(),
+                        };
+                        if next & kind.bit() != 0 && context.holds(*look) {
+                            allowed |= kind.bit();
+                        }
+                    }
+                    if allowed != 0 {
+                        let state = (pc + 1, read, previous, allowed);
+                        visit(state, Some(index), None, true, &mut states, &mut queue);
+                    }
+                }
+                Inst::Char(want) => {
+                    if prefix.get(read).is_none_or(|c| c == want) {
+                        step(*want, &mut states, &mut queue);
+                    }
+                }
+                Inst::Class(ranges) => match prefix.get(read) {
+                    Some(&c) => {
+                        if in_ranges(ranges, c) {
+                            step(c, &mut states, &mut queue);
+                        }
+                    }
+                    None => {
+                        for kind in Kind::CHARACTERS {
+                            if let Some(c) = sample_in(ranges, kind) {
+                                step(c, &mut states, &mut queue);
+                            }
+                        }
+                    }
+                },
+            }
+        }
+        None
+    }
+
+    /// The characters a text this pattern matches can begin with (for a search: its match),
+    /// in program order: each character the program can read first and, for a class, one of
+    /// each kind it offers (a word character, another one, a line break); at most `limit`.
+    /// A witness after each is a set of texts that take different alternatives.
+    pub fn first_characters(&self, limit: usize) -> Vec<char> {
+        let mut out: Vec<char> = Vec::new();
+        let mut stack = vec![0];
+        let mut seen = vec![false; self.program.len()];
+        while let Some(pc) = stack.pop() {
+            if std::mem::replace(&mut seen[pc], true) {
+                continue;
+            }
+            let mut push = |c: char| {
+                if !out.contains(&c) {
+                    out.push(c);
+                }
+            };
+            match &self.program[pc] {
+                Inst::Char(c) => push(*c),
+                Inst::Class(ranges) => {
+                    for kind in Kind::CHARACTERS {
+                        if let Some(c) = sample_in(ranges, kind) {
+                            push(c);
+                        }
+                    }
+                }
+                Inst::Split(first, second) => {
+                    stack.push(*second);
+                    stack.push(*first);
+                }
+                Inst::Jump(to) => stack.push(*to),
+                Inst::Look(_) => stack.push(pc + 1),
+                Inst::Match => {}
+            }
+        }
+        out.truncate(limit);
+        out
+    }
+
+    /// The text read on the way to state `index`: the prefix skipped before the match began,
+    /// then every character read.
+    fn spell(
+        states: &[(WitnessState, Option<usize>, Option<char>)],
+        mut index: usize,
+        prefix: &[char],
+    ) -> String {
+        let mut read = Vec::new();
+        loop {
+            let ((_, at, _, _), parent, c) = states[index];
+            if let Some(c) = c {
+                read.push(c);
+            }
+            match parent {
+                Some(parent) => index = parent,
+                None => {
+                    let mut text: String = prefix[..at].iter().collect();
+                    text.extend(read.iter().rev());
+                    return text;
+                }
+            }
+        }
+    }
+}
+
 /// The characters around a position of the text.
 #[derive(Debug, Clone, Copy)]
 struct Context {
@@ -503,6 +777,54 @@ mod tests {
             Pattern::new(&format!("({}){{1001}}", "a".repeat(100)), false),
             Err(PatternError::TooLarge)
         ));
+    }
+
+    fn witness(pattern: &str, whole: bool, prefix: &str) -> Option<String> {
+        let mut work = 0;
+        Pattern::new(pattern, whole)
+            .unwrap()
+            .witness(prefix, 100_000, &mut work)
+    }
+
+    /// The witness search finds the shortest text the matcher accepts, readable where the
+    /// class allows it, honouring assertions, or says there is none.
+    #[test]
+    fn witnesses_are_short_readable_and_accepted() {
+        let cases: &[(&str, bool, &str, Option<&str>)] = &[
+            ("^.{8,200}$", true, "", Some("aaaaaaaa")),
+            ("^[0-9]{8}[A-Z]$", true, "", Some("00000000A")),
+            ("^(08|28)[0-9]{3}$", true, "", Some("28000")),
+            ("^(08|28)[0-9]{3}$", true, "28", Some("28000")),
+            ("^INV-\\d{6}$", true, "", Some("INV-000000")),
+            ("^\\S+@\\S+$", true, "", Some("a@a")),
+            ("(?i)^hola", false, "", Some("hola")),
+            ("a\\b", false, "", Some("a")),
+            ("a\\bb", false, "", None),
+            ("^$", true, "x", None),
+            ("[^a-zA-Z0-9_]", true, "", Some(".")),
+            ("[ \\t]", true, "", Some(" ")),
+            ("x$", false, "abc", Some("abcx")),
+            ("^Z[0-9]{3}$", false, "", Some("Z000")),
+            ("(?m)^b$\\n^c", false, "", Some("b\nc")),
+        ];
+        for &(pattern, whole, prefix, expected) in cases {
+            let found = witness(pattern, whole, prefix);
+            assert_eq!(found.as_deref(), expected, "{pattern} after {prefix:?}");
+            if let Some(text) = found {
+                let mut work = MAX_MATCH_WORK;
+                let compiled = Pattern::new(pattern, whole).unwrap();
+                assert_eq!(compiled.is_match(&text, &mut work), Some(true));
+            }
+        }
+        let firsts = |pattern: &str| Pattern::new(pattern, true).unwrap().first_characters(4);
+        assert_eq!(firsts("^(08|28)[0-9]{3}$"), ['0', '2']);
+        assert_eq!(firsts("(yes|no|maybe)"), ['y', 'n', 'm']);
+        assert_eq!(firsts("^.+$"), ['a', '.', '\r']);
+        // A budget too small for the pattern finds nothing, and says how much it looked.
+        let mut work = 0;
+        let long = Pattern::new("^a{900}$", true).unwrap();
+        assert_eq!(long.witness("", 100, &mut work), None);
+        assert_eq!(work, 101);
     }
 
     #[test]

@@ -943,7 +943,12 @@ fn generate(
     flows.extend(members.iter().map(|(p, _, _)| Value::from(relative(p))));
     let mut file = serde_json::Map::new();
     file.insert("flows".into(), Value::Array(flows));
-    file.insert("tests".into(), generated.tests["tests"].clone());
+    // Everything the generated file says besides its flows (`strict`, the cases).
+    if let Some(generated) = generated.tests.as_object() {
+        for (key, value) in generated {
+            file.insert(key.clone(), value.clone());
+        }
+    }
     let mut text = serde_json::to_string_pretty(&Value::Object(file)).unwrap_or_default();
     text.push('\n');
     Ok((text, generated.uncovered))

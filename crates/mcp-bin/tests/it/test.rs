@@ -249,13 +249,13 @@ fn generate_prints_a_suite_that_passes_with_every_edge_covered() {
         "{}",
         text(&run.stdout)
     );
-    // A condition no tried reply satisfies is listed on stderr, with exit 0.
+    // A case no conversation can take is listed on stderr with its reason, with exit 0.
     dir.write(
         "pick.json",
         r#"{"version": 2, "id": "pick", "steps": [
-      {"id": "code", "kind": "ask", "text": "Code?", "save": "code"},
+      {"id": "code", "kind": "ask", "text": "Code?", "save": "code", "pattern": "^[0-9]{4}$"},
       {"id": "route", "kind": "branch", "cases": [
-        {"when": {"var": "code", "op": "matches", "value": "^Z[0-9]{3}$"}, "next": "z"}]},
+        {"when": {"var": "code", "op": "eq", "value": "abcd"}, "next": "z"}]},
       {"id": "plain", "kind": "end"},
       {"id": "z", "kind": "end"}]}"#,
     );
@@ -263,11 +263,73 @@ fn generate_prints_a_suite_that_passes_with_every_edge_covered() {
     assert_eq!(partial.status.code(), Some(0));
     let stderr = text(&partial.stderr);
     assert!(
-        stderr.starts_with("botmesh-mcp test: uncovered: pick: route → case "),
+        stderr.starts_with("botmesh-mcp test: uncovered: pick: route → case code == \"abcd\" — needs code = \"abcd\", which ask code never saves (its pattern \"^[0-9]{4}$\" rejects that reply;"),
         "{stderr}"
     );
     let usage = test(&dir, &["--generate", "pick.json", "shop.flowtest.json"]);
     assert_eq!(usage.status.code(), Some(2));
+}
+
+/// The four flows of issue 37 (`crates/flow-runtime/test_data/generate`): `--generate` writes
+/// a strict suite for each that passes with every edge covered, and lists nothing uncovered.
+#[test]
+fn generated_suites_of_flows_users_wrote_pass_with_every_edge() {
+    let fixtures = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../flow-runtime/test_data/generate"
+    );
+    let dir = Dir::new("generate-fixtures");
+    for name in [
+        "pizza-delivery",
+        "pizza-builder",
+        "cita",
+        "alta-paciente",
+        "support",
+    ] {
+        let json = std::fs::read_to_string(format!("{fixtures}/{name}.json")).expect("fixture");
+        dir.write(&format!("{name}.json"), &json);
+    }
+    for (flow, subflows, edges) in [
+        ("pizza-delivery", &[][..], 17),
+        ("pizza-builder", &[][..], 16),
+        ("cita", &["--subflows", "alta-paciente.json"][..], 14),
+        ("support", &[][..], 14),
+    ] {
+        let mut args = vec!["--generate".to_owned(), format!("{flow}.json")];
+        args.extend(subflows.iter().map(|a| (*a).to_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = test(&dir, &args);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        assert_eq!(
+            text(&output.stderr),
+            "",
+            "{flow}: nothing is left uncovered"
+        );
+        let suite: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        assert_eq!(suite["strict"], true, "{flow}");
+        dir.write(&format!("{flow}.flowtest.json"), &text(&output.stdout));
+        let run = test(
+            &dir,
+            &[
+                "--coverage",
+                "--min-coverage",
+                "100",
+                "--format",
+                "json",
+                &format!("{flow}.flowtest.json"),
+            ],
+        );
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stdout));
+        let report: serde_json::Value = serde_json::from_slice(&run.stdout).expect("JSON");
+        assert_eq!(report["totals"]["failed"], 0, "{flow}");
+        let flows = report["coverage"]["flows"].as_array().expect("flows");
+        let covered: u64 = flows
+            .iter()
+            .map(|f| f["edgesCovered"].as_u64().unwrap_or(0))
+            .sum();
+        let total: u64 = flows.iter().map(|f| f["edges"].as_u64().unwrap_or(0)).sum();
+        assert_eq!((covered, total), (edges, edges), "{flow}");
+    }
 }
 
 /// Issue 37's bill flow: `cancel` says "Bye now" and ends.
