@@ -961,8 +961,7 @@ mod tests {
             );
             assert!(writer_problems(elsewhere, text).is_empty(), "{elsewhere}");
         }
-        let page =
-            "Only `chat --save-test FILE`, `check --fix`, `migrate --write`, `render -o FILE` and `token new` write files.";
+        let page = "Only `chat --save-test FILE`, `check --fix`, `migrate --write`, `render -o FILE` and `token new` write files.";
         assert_eq!(
             writers_named_problems("README.md", page),
             [

@@ -203,7 +203,11 @@ pub(crate) fn run(args: Vec<OsString>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (names, documents, paths) = loaded;
+    let SetFiles {
+        names,
+        documents,
+        paths,
+    } = loaded;
     let analysis = analyzer::analyze_set(&documents[0], &documents[1..]);
     if !analysis.valid {
         let mut report = String::new();
@@ -286,8 +290,18 @@ pub(crate) fn run(args: Vec<OsString>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The files of the chat's set: the FILE, then its subflows.
+struct SetFiles {
+    /// Each file's name, as given.
+    names: Vec<String>,
+    /// Each file's document.
+    documents: Vec<Value>,
+    /// Each file's path.
+    paths: Vec<PathBuf>,
+}
+
 /// The file and its subflows: their names (as given), documents and paths.
-fn load_set(args: &Args) -> Result<(Vec<String>, Vec<Value>, Vec<PathBuf>), String> {
+fn load_set(args: &Args) -> Result<SetFiles, String> {
     let document = load(&args.file)?;
     let mut names = vec![document.name.clone()];
     let mut documents = vec![document.document];
@@ -301,7 +315,11 @@ fn load_set(args: &Args) -> Result<(Vec<String>, Vec<Value>, Vec<PathBuf>), Stri
         documents.push(loaded.document);
         paths.push(path);
     }
-    Ok((names, documents, paths))
+    Ok(SetFiles {
+        names,
+        documents,
+        paths,
+    })
 }
 
 /// Where conversations are saved as test cases (`--save-test`, `/save`).
