@@ -35,7 +35,7 @@ use crate::testing::{
 use crate::text::short;
 
 /// The longest name [`case_name`] gives, in characters (then `…`).
-const NAME_CHARS: usize = 60;
+const MAX_NAME_CHARS: usize = 60;
 
 /// The strict case that replays `conversation`, which was started with `start` and `setup`
 /// (see the module's documentation for what it holds); its name is [`case_name`]'s.
@@ -166,7 +166,7 @@ pub fn case_name(conversation: &Conversation<'_>, start: &Start) -> String {
         Start::Message(message) if !message.trim().is_empty() => Some(message.trim().to_owned()),
         _ => None,
     });
-    short(&name.unwrap_or_else(|| "the start".to_owned()), NAME_CHARS)
+    short(&name.unwrap_or_else(|| "the start".to_owned()), MAX_NAME_CHARS)
 }
 
 /// `name`, or when `taken` says it is taken, `name (2)`, `name (3)`… the first that is not.
