@@ -166,7 +166,10 @@ pub fn case_name(conversation: &Conversation<'_>, start: &Start) -> String {
         Start::Message(message) if !message.trim().is_empty() => Some(message.trim().to_owned()),
         _ => None,
     });
-    short(&name.unwrap_or_else(|| "the start".to_owned()), MAX_NAME_CHARS)
+    short(
+        &name.unwrap_or_else(|| "the start".to_owned()),
+        MAX_NAME_CHARS,
+    )
 }
 
 /// `name`, or when `taken` says it is taken, `name (2)`, `name (3)`… the first that is not.

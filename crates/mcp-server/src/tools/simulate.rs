@@ -110,7 +110,7 @@ pub(super) fn flow_simulate() -> Tool {
         json!({
             "type": "boolean",
             "default": false,
-            "description": "Also return test: a strict conversation test case (the cases of flow_test's tests) that replays this conversation: its start, contact, variables and handlers, each reply as a user turn, each message sent as a bot turn (step and text), and expect (the outcome, and the variables the conversation wrote). It passes on these flows and fails on the turn where the bot says or goes somewhere else."
+            "description": "Also return test: this conversation as a strict case for flow_test (or a *.flowtest.json file): a user turn per reply, a bot turn (step, text) per message, expect with the outcome and the variables written. It fails on the turn where the bot says or goes elsewhere."
         }),
     );
     properties.insert("fullText".into(), full_text_property());
@@ -122,7 +122,7 @@ pub(super) fn flow_simulate() -> Tool {
         "test".into(),
         json!({
             "type": "object",
-            "description": "With asTest: true, the strict case that replays the conversation; put it in a test file's tests (or flow_test's tests.tests).",
+            "description": "With asTest: the strict case that replays the conversation.",
             "properties": {
                 "name": { "type": "string" },
                 "strict": { "const": true },
@@ -145,9 +145,8 @@ pub(super) fn flow_simulate() -> Tool {
          nothing. The text item is the transcript, one line per entry; rounds of a loop that \
          repeat the same lines are given once, then a line saying how many more times they \
          came (the path writes them (a b)×N), and structuredContent has every entry. With \
-         asTest: true the result also has test, a strict test case that replays the \
-         conversation (for flow_test or a *.flowtest.json file), written after the transcript \
-         one line per turn.",
+         asTest: true, also test: the conversation as a strict test case, written after the \
+         transcript.",
         scope: Scope::Flow,
         input_schema: input_schema(Value::Object(properties), &["document"]),
         output_schema: json!({
