@@ -2,7 +2,8 @@
 # Real-client checks against the release binary, over stdio:
 # - the official TypeScript SDK client (initialize, tools/list, flow_validate, flow_render,
 #   flow_simulate, flow_test with loose and strict cases (one failing on an extra message) and
-#   with generate: true, flow_schema form flowtest; must get 2025-11-25),
+#   with generate: true, flow_simulate with asTest whose case flow_test passes (and fails on a
+#   changed flow), flow_schema form flowtest; must get 2025-11-25),
 # - the official Python SDK client in its default auto mode (server/discover first, initialize on
 #   an error; lists tools and calls every flow tool with result-shape validation on; asserts the
 #   negotiated revision),

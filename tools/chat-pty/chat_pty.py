@@ -6,28 +6,33 @@ Starts the chat on a pty (stdin and stdout are a terminal, so the chat draws bub
 numbered buttons), waits for each prompt, types replies (a number for a button, a typed title,
 a /command), and checks what the screen shows: the bubbles, the numbered options, colour codes
 (unless NO_COLOR), the saved variable, the outcome line, and that /quit ends it with status 0.
-Then again with NO_COLOR=1: no escape codes. Python's standard library only (pty, os, select).
+Then again with NO_COLOR=1: no escape codes. Then with --save-test: /save keeps the conversation
+half-way, /quit keeps the whole of it, and `botmesh-mcp test` passes both cases (issue 42).
+Python's standard library only (pty, os, select, json, subprocess, tempfile).
 """
+import json
 import os
 import pty
 import re
 import select
+import subprocess
 import sys
+import tempfile
 import time
 
 PROMPT = "you › "
 
 
-def run(binary, flow, env_extra, script):
-    """Runs the chat on a pty, sends each line of `script` after the next prompt; returns the
-    whole screen text and the exit status."""
+def run(binary, flow, env_extra, script, extra=()):
+    """Runs the chat on a pty (with the `extra` arguments), sends each line of `script` after the
+    next prompt; returns the whole screen text and the exit status."""
     pid, fd = pty.fork()
     if pid == 0:
         env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
         env.update(env_extra)
         env["COLUMNS"] = "72"
         os.execve(binary, [binary, "chat", flow, "--subflows", os.path.dirname(flow), "--contact", "Ana",
-                           "--handler", 'orders.lookup={"returns": "shipped"}'], env)
+                           "--handler", 'orders.lookup={"returns": "shipped"}', *extra], env)
     screen = b""
     deadline = time.time() + 20
 
@@ -92,7 +97,29 @@ def main():
     screen, status = run(binary, flow, {"NO_COLOR": "1"}, script)
     check(status == 0, "exit status %s with NO_COLOR" % status, screen)
     check("\x1b[" not in screen, "escape codes despite NO_COLOR", screen)
-    print("chat-pty: bubbles, numbered items, commands, colour and NO_COLOR on a real terminal")
+    save_test(binary, flow)
+    print("chat-pty: bubbles, numbered items, commands, colour, NO_COLOR, /save and --save-test on a real terminal")
+
+
+def save_test(binary, flow):
+    """--save-test on a terminal: /save half-way, the whole conversation at /quit; both pass."""
+    with tempfile.TemporaryDirectory() as folder:
+        saved = os.path.join(folder, "support.flowtest.json")
+        screen, status = run(binary, flow, {"NO_COLOR": "1"}, ["1", "/save", "1234", "/quit"],
+                             ("--save-test", saved))
+        check(status == 0, "exit status %s with --save-test" % status, screen)
+        check('(saved the conversation as the test case "orders" (4 turns) in ' in screen,
+              "/save did not say what it saved", screen)
+        check('saved the conversation as the test case "orders (2)" (7 turns) in ' in screen,
+              "the exit did not save the whole conversation", screen)
+        with open(saved, encoding="utf-8") as handle:
+            text = handle.read()
+        cases = json.loads(text)["tests"]
+        check([c["name"] for c in cases] == ["orders", "orders (2)"], "cases %s" % cases, text)
+        check(all(c["strict"] is True for c in cases), "the cases are not strict", text)
+        check('        { "user": "1234" },\n' in text, "not one line per turn", text)
+        tested = subprocess.run([binary, "test", saved], capture_output=True, text=True)
+        check(tested.returncode == 0, "the saved cases do not pass: %s" % tested.stdout, text)
 
 
 if __name__ == "__main__":

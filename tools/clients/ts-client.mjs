@@ -2,7 +2,8 @@
 // Real-client check with the official TypeScript SDK (@modelcontextprotocol/sdk, pinned in
 // package.json): spawn the server over stdio, initialize, list tools, call `flow_validate` on a
 // small valid document, and check what a user of the SDK relies on (flow_render, flow_simulate,
-// flow_test with loose and strict cases and generate: true, flow_schema's test file schema).
+// flow_test with loose and strict cases and generate: true, flow_simulate with asTest run by
+// flow_test, flow_schema's test file schema).
 //
 // usage: node ts-client.mjs [--expect VERSION] [--label TEXT] [--timeout SECONDS] -- COMMAND [ARGS...]
 //
@@ -262,11 +263,29 @@ async function main() {
       suite.tests.tests.some((c) => c.variables?.paciente_nuevo === true),
       'flow_test generate gives paciente_nuevo no initial value',
     )
+    // A conversation becomes a test: flow_simulate with asTest returns a strict case that
+    // flow_test passes on the same flow, and fails on the last turn once the bot says otherwise.
+    const recorded = await client.callTool({ name: 'flow_simulate', arguments: { ...SIMULATION, asTest: true } })
+    check(recorded.isError !== true, `flow_simulate asTest answered isError: ${JSON.stringify(recorded.content)}`)
+    const recordedRun = recorded.structuredContent ?? {}
+    const asTest = recordedRun.test
+    check(asTest?.strict === true && asTest.turns?.length === 5, `flow_simulate asTest test ${JSON.stringify(asTest)}`)
+    const recordedText = recorded.content?.find((item) => item.type === 'text')?.text ?? ''
+    check(recordedText.includes('\ntest (a strict case that replays this conversation):\n'), `flow_simulate asTest text: ${recordedText}`)
+    const replayed = await client.callTool({ name: 'flow_test', arguments: { document: SIMULATION.document, tests: { tests: [asTest] } } })
+    check(replayed.isError !== true, `flow_test of the recorded case answered isError: ${JSON.stringify(replayed.content)}`)
+    const replay = replayed.structuredContent ?? JSON.parse(replayed.content?.[0]?.text ?? '{}')
+    check(replay.valid === true && replay.totals?.passed === 1 && replay.totals?.failed === 0, `flow_test of the recorded case ${JSON.stringify(replay)}`)
+    const changed = structuredClone(SIMULATION.document)
+    changed.steps[3].text = 'Ticket {{ticket}}, {{name}}.'
+    const broken = await client.callTool({ name: 'flow_test', arguments: { document: changed, tests: { tests: [asTest] } } })
+    const brokenCase = (broken.structuredContent ?? JSON.parse(broken.content?.[0]?.text ?? '{}')).cases?.[0]
+    check(brokenCase?.passed === false && brokenCase.failure?.path === '/tests/0/turns/4', `flow_test of the recorded case on a changed flow ${JSON.stringify(brokenCase)}`)
     // The schema an agent writes test files from.
     const testSchema = await client.callTool({ name: 'flow_schema', arguments: { form: 'flowtest' } })
     check(testSchema.structuredContent?.schema?.properties?.strict?.type === 'boolean', 'flow_schema flowtest has no strict')
     console.log(
-      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars; 150 steps: overview ${ow}x${oh}, ${pages} pages, pages 1-2 ${sizes.join(' ')}; flow_simulate ${transcript.split('\n').length - 1} lines; flow_test ${report.totals.passed}/${report.totals.cases} passed, strict 1/2 (extra message at ${extra.at.step}), generated ${suite.tests.tests.length} strict cases at 100 % of ${suite.coverage.flows.reduce((n, f) => n + f.edges, 0)} edges`,
+      `${label} ${sdkVersion}: protocolVersion=${negotiated} server=${server.name} ${server.version} tools=${tools.length} flow_validate valid=${payload.valid} flow_render png=${image.data.length} base64 chars; 150 steps: overview ${ow}x${oh}, ${pages} pages, pages 1-2 ${sizes.join(' ')}; flow_simulate ${transcript.split('\n').length - 1} lines; flow_test ${report.totals.passed}/${report.totals.cases} passed, strict 1/2 (extra message at ${extra.at.step}), generated ${suite.tests.tests.length} strict cases at 100 % of ${suite.coverage.flows.reduce((n, f) => n + f.edges, 0)} edges, recorded case passes and fails at ${brokenCase.failure.path}`,
     )
   } finally {
     await client.close()

@@ -429,6 +429,7 @@ fn environment_problems(path: &str, text: &str) -> Vec<String> {
 /// The product's sources that write files, and the operator command each serves: nothing else
 /// writes (no tool writes to disk). The documents of [`WRITERS_NAMED_IN`] name every command.
 const WRITERS: &[(&str, &str)] = &[
+    ("crates/mcp-bin/src/chat.rs", "chat --save-test"),
     ("crates/mcp-bin/src/check.rs", "check --fix"),
     ("crates/mcp-bin/src/migrate.rs", "migrate --write"),
     ("crates/mcp-bin/src/render.rs", "render -o"),
@@ -960,8 +961,7 @@ mod tests {
             );
             assert!(writer_problems(elsewhere, text).is_empty(), "{elsewhere}");
         }
-        let page =
-            "Only `check --fix`, `migrate --write`, `render -o FILE` and `token new` write files.";
+        let page = "Only `chat --save-test FILE`, `check --fix`, `migrate --write`, `render -o FILE` and `token new` write files.";
         assert_eq!(
             writers_named_problems("README.md", page),
             [

@@ -63,6 +63,7 @@ mod format;
 mod generate;
 mod input;
 mod parse;
+mod record;
 mod regex;
 mod set;
 mod testing;
@@ -86,6 +87,7 @@ pub use input::{
     parse_mock, parse_replies, parse_reply, parse_start, parse_variables,
 };
 pub use parse::parse_answer;
+pub use record::{append_case, case_name, case_text, record_case, test_file_text, unique_name};
 pub use regex::{MAX_MATCH_WORK, MAX_PROGRAM, Pattern, PatternError};
 pub use set::{FlowSet, SetError};
 pub use testing::{

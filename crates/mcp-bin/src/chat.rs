@@ -1,6 +1,6 @@
 //! `botmesh-mcp chat FILE [--subflows DIR|FILE]... [--message TEXT | --flow ID] [--contact NAME]
-//! [--var NAME=VALUE]... [--handler NAME=JSON]...`: talk to a bot in a terminal, with the
-//! simulator behind `flow_simulate`.
+//! [--var NAME=VALUE]... [--handler NAME=JSON]... [--save-test FILE [--name NAME]]`: talk to a
+//! bot in a terminal, with the simulator behind `flow_simulate`.
 //!
 //! On a terminal, the bot's messages are bubbles, buttons and rows are numbered (pick one by its
 //! number or type its title), and commands tap an id, send text literally, show the variables
@@ -8,22 +8,31 @@
 //! terminal edits it. When stdin is not a terminal, each line is one reply (commands too) and
 //! the transcript is printed at the end in `flow_simulate`'s text, so a conversation scripts.
 //!
+//! `--save-test FILE` keeps the conversation as a strict test case (`botmesh_flow_runtime::
+//! record_case`, what `flow_simulate` with `asTest` returns) when chat exits, and `/save
+//! [FILE]` at any moment: appended to FILE when it is a test file of the same flows (in its
+//! own formatting), else FILE is created with `flows` relative to its folder. This is the one
+//! file `chat` writes (an operator command of `WRITERS` in `xtask/src/tidy.rs`).
+//!
 //! Exit codes: 0 when the conversation ran (whatever its outcome), 1 when the document or a
-//! subflow is invalid (its issues on stdout), 2 on a usage error or a file that cannot be read
-//! or is not JSON.
+//! subflow is invalid (its issues on stdout), 2 on a usage error, a file that cannot be read
+//! or is not JSON, a `--save-test` FILE that is not a test file of the same flows, or a case
+//! that cannot be written at the end.
 
 use std::ffi::OsString;
 use std::io::{BufRead, IsTerminal};
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
 use botmesh_flow_analyzer::{self as analyzer, Value};
-use botmesh_flow_runtime::{self as runtime, Conversation, FlowSet, Reply, Scalar, Setup, Start};
+use botmesh_flow_runtime::{
+    self as runtime, Conversation, FlowSet, Reply, Scalar, Setup, Start, TestCase, TestFile,
+};
 
 use crate::check::{complain_as, emit, load, same_file, subflow_files};
 use crate::env::Var;
 
-const USAGE: &str = "usage: botmesh-mcp chat FILE [--subflows DIR|FILE]... [--message TEXT | --flow ID] [--contact NAME] [--var NAME=VALUE]... [--handler NAME=JSON]...
+const USAGE: &str = "usage: botmesh-mcp chat FILE [--subflows DIR|FILE]... [--message TEXT | --flow ID] [--contact NAME] [--var NAME=VALUE]... [--handler NAME=JSON]... [--save-test FILE [--name NAME]]
 
 Talks to the bot of a flow document as its runtime would, without a phone.
   --subflows DIR|FILE   subflow documents the file calls (repeatable; a directory
@@ -37,13 +46,19 @@ Talks to the bot of a flow document as its runtime would, without a phone.
   --handler NAME=JSON   what an action handler answers (repeatable): {\"returns\": 12},
                         {\"returnsEach\": [1, 2]} or {\"fails\": \"reason\"}; a handler without one
                         returns null
+  --save-test FILE      when chat exits, keep the conversation as a strict test case:
+                        appended to FILE when it is a test file of the same flows, else
+                        FILE is created with flows relative to its folder
+  --name NAME           the case's name (default: its first reply)
 Replies: type text; a number picks that button or row; commands:
   /tap ID      tap a button or row by its id       /text TEXT  send TEXT as typed
   /vars        show the variables                  /path       show the steps run
+  /save [FILE] save the conversation as a test case now (FILE: default --save-test's)
   /restart     start the conversation again        /quit       stop (also end of input)
 On a terminal the bot's messages are drawn as bubbles (colour unless NO_COLOR is set);
 with stdin not a terminal each line is a reply and the transcript is printed at the end.
-Exit status: 0 ran, 1 invalid document, 2 usage error or unreadable file.";
+Exit status: 0 ran, 1 invalid document, 2 usage error, unreadable file, or a test case
+that cannot be saved.";
 
 /// The usage text, which the top-level `--help` quotes.
 pub(crate) fn usage() -> &'static str {
@@ -56,6 +71,10 @@ struct Args {
     subflows: Vec<PathBuf>,
     start: Start,
     setup: Setup,
+    /// `--save-test FILE`.
+    save_test: Option<PathBuf>,
+    /// `--name NAME`.
+    name: Option<String>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -90,6 +109,8 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
     let mut subflows = Vec::new();
     let mut start = Start::Default;
     let mut setup = Setup::default();
+    let mut save_test = None;
+    let mut name = None;
     let text = |value: OsString, flag: &str| {
         value
             .into_string()
@@ -129,6 +150,12 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
                     runtime::parse_mock(&name, &value).map_err(|e| format!("--handler: {e}"))?;
                 setup.handlers.insert(name, mock);
             }
+            Long("save-test") => {
+                save_test = Some(PathBuf::from(parser.value().map_err(|e| e.to_string())?));
+            }
+            Long("name") => {
+                name = Some(text(parser.value().map_err(|e| e.to_string())?, "--name")?);
+            }
             Short('h') | Long("help") => return Ok(Command::Help),
             Value(value) if file.is_none() => file = Some(PathBuf::from(value)),
             Value(value) => return Err(format!("unexpected argument {value:?} (one FILE only)")),
@@ -136,11 +163,19 @@ fn parse_args(args: Vec<OsString>) -> Result<Command, String> {
         }
     }
     let file = file.ok_or("no FILE to chat with")?;
+    if name.is_some() && save_test.is_none() {
+        return Err("--name names the case of --save-test FILE; give both".to_owned());
+    }
+    if name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+        return Err("--name takes a name that is not empty".to_owned());
+    }
     Ok(Command::Chat(Box::new(Args {
         file,
         subflows,
         start,
         setup,
+        save_test,
+        name,
     })))
 }
 
@@ -168,7 +203,11 @@ pub(crate) fn run(args: Vec<OsString>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (names, documents) = loaded;
+    let SetFiles {
+        names,
+        documents,
+        paths,
+    } = loaded;
     let analysis = analyzer::analyze_set(&documents[0], &documents[1..]);
     if !analysis.valid {
         let mut report = String::new();
@@ -210,8 +249,21 @@ pub(crate) fn run(args: Vec<OsString>) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    let mut saver = Saver {
+        flows: &paths,
+        file: args.save_test.as_deref(),
+        name: args.name.as_deref(),
+        last: None,
+    };
+    // A FILE that cannot take the case is said now, before the conversation, not after it.
+    if let Some(file) = saver.file
+        && let Err(message) = target(file, &paths)
+    {
+        complain(&message, false);
+        return ExitCode::from(2);
+    }
     let stdin = std::io::stdin();
-    if stdin.is_terminal() {
+    let ended = if stdin.is_terminal() {
         let colour =
             std::io::stdout().is_terminal() && Var::NoColor.read().is_none_or(|v| v.is_empty());
         let width = Var::Columns
@@ -220,18 +272,40 @@ pub(crate) fn run(args: Vec<OsString>) -> ExitCode {
             .unwrap_or(80)
             .clamp(30, 200);
         let mut screen = Screen { colour, width };
-        screen.talk(&set, &args, &mut stdin.lock());
+        screen.talk(&set, &args, &mut saver, &mut stdin.lock())
     } else {
-        piped(&set, &args, &mut stdin.lock());
+        piped(&set, &args, &mut saver, &mut stdin.lock())
+    };
+    // `--save-test`: the conversation going on when chat exits.
+    if let Some(file) = saver.file {
+        match saver.save(&ended, &args, file) {
+            Ok(Some(message)) => complain(&message, false),
+            Ok(None) => {}
+            Err(message) => {
+                complain(&message, false);
+                return ExitCode::from(2);
+            }
+        }
     }
     ExitCode::SUCCESS
 }
 
-/// The file and its subflows: their names (as given) and documents.
-fn load_set(args: &Args) -> Result<(Vec<String>, Vec<Value>), String> {
+/// The files of the chat's set: the FILE, then its subflows.
+struct SetFiles {
+    /// Each file's name, as given.
+    names: Vec<String>,
+    /// Each file's document.
+    documents: Vec<Value>,
+    /// Each file's path.
+    paths: Vec<PathBuf>,
+}
+
+/// The file and its subflows: their names (as given), documents and paths.
+fn load_set(args: &Args) -> Result<SetFiles, String> {
     let document = load(&args.file)?;
     let mut names = vec![document.name.clone()];
     let mut documents = vec![document.document];
+    let mut paths = vec![args.file.clone()];
     for path in subflow_files(&args.subflows)? {
         if same_file(&path, &args.file) {
             continue;
@@ -239,8 +313,223 @@ fn load_set(args: &Args) -> Result<(Vec<String>, Vec<Value>), String> {
         let loaded = load(&path)?;
         names.push(loaded.name);
         documents.push(loaded.document);
+        paths.push(path);
     }
-    Ok((names, documents))
+    Ok(SetFiles {
+        names,
+        documents,
+        paths,
+    })
+}
+
+/// Where conversations are saved as test cases (`--save-test`, `/save`).
+struct Saver<'a> {
+    /// The chat's flow files: the FILE, then its subflows.
+    flows: &'a [PathBuf],
+    /// `--save-test FILE`.
+    file: Option<&'a Path>,
+    /// `--name NAME`.
+    name: Option<&'a str>,
+    /// The file the conversation was last saved to and the transcript length then, so the
+    /// save at exit does not write the same conversation twice.
+    last: Option<(PathBuf, usize)>,
+}
+
+impl Saver<'_> {
+    /// Saves `conversation` to `file`; `Ok(None)` when it is already there, unchanged.
+    fn save(
+        &mut self,
+        conversation: &Conversation<'_>,
+        args: &Args,
+        file: &Path,
+    ) -> Result<Option<String>, String> {
+        let length = conversation.transcript_len();
+        if self
+            .last
+            .as_ref()
+            .is_some_and(|(saved, at)| *at == length && same_file(saved, file))
+        {
+            return Ok(None);
+        }
+        let mut case = runtime::record_case(conversation, &args.start, &args.setup);
+        if let Some(name) = self.name {
+            name.clone_into(&mut case.name);
+        }
+        let message = save_case(file, self.flows, case)?;
+        self.last = Some((file.to_path_buf(), length));
+        Ok(Some(message))
+    }
+
+    /// Forgets what was saved (a restart begins another conversation).
+    fn restart(&mut self) {
+        self.last = None;
+    }
+
+    /// `/save [FILE]`: the message to show, or why nothing was saved.
+    fn command(
+        &mut self,
+        conversation: &Conversation<'_>,
+        args: &Args,
+        file: Option<&str>,
+    ) -> Result<String, String> {
+        let file = match (file, self.file) {
+            (Some(file), _) => PathBuf::from(file),
+            (None, Some(file)) => file.to_path_buf(),
+            (None, None) => {
+                return Err("/save needs a FILE (or start chat with --save-test FILE)".to_owned());
+            }
+        };
+        target(&file, self.flows)?;
+        Ok(self.save(conversation, args, &file)?.unwrap_or_else(|| {
+            format!(
+                "this conversation is in {} already, as it is now",
+                file.display()
+            )
+        }))
+    }
+}
+
+/// An existing test file read for a case to be added: its text and model (`None`: FILE does
+/// not exist, or is empty, and will be created).
+fn existing(file: &Path) -> Result<Option<(String, TestFile)>, String> {
+    let name = file.display().to_string();
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(format!("cannot read {name}: {}", error.kind())),
+    };
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let not_test = |why: String| {
+        format!("{name} is not a conversation test file ({why}); it is left as it is")
+    };
+    let value: Value =
+        serde_json::from_str(&text).map_err(|error| not_test(format!("not JSON: {error}")))?;
+    let parsed = TestFile::from_json(&value).map_err(|issues| {
+        not_test(
+            issues
+                .first()
+                .map_or_else(String::new, |i| format!("{}: {}", i.path, i.message)),
+        )
+    })?;
+    Ok(Some((text, parsed)))
+}
+
+/// Whether a case of this chat can go to `file`: a new file in a folder that exists, or a
+/// test file of the same flows (the same first flow, the same set of files).
+fn target(file: &Path, flows: &[PathBuf]) -> Result<(), String> {
+    let name = file.display().to_string();
+    let Some((_, parsed)) = existing(file)? else {
+        let folder = match file.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        if !folder.is_dir() {
+            return Err(format!(
+                "cannot write {name}: its folder {} does not exist",
+                folder.display()
+            ));
+        }
+        return Ok(());
+    };
+    let tested = crate::test::flow_paths(file, &parsed, &name)?;
+    let same = tested
+        .first()
+        .zip(flows.first())
+        .is_some_and(|(a, b)| same_file(a, b))
+        && tested.iter().all(|t| flows.iter().any(|f| same_file(t, f)))
+        && flows.iter().all(|f| tested.iter().any(|t| same_file(t, f)));
+    if same {
+        return Ok(());
+    }
+    let list = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(format!(
+        "{name} tests the flows {}, not this chat's {}: save the case to another file",
+        list(&tested),
+        list(flows)
+    ))
+}
+
+/// Writes `case` to `file`: appended to the test file there (named apart from its cases), or
+/// a new file whose `flows` are the chat's, relative to its folder. Returns what was done.
+fn save_case(file: &Path, flows: &[PathBuf], mut case: TestCase) -> Result<String, String> {
+    let name = file.display().to_string();
+    let text = match existing(file)? {
+        Some((text, parsed)) => {
+            case.name =
+                runtime::unique_name(&case.name, |n| parsed.tests.iter().any(|c| c.name == n));
+            match runtime::append_case(&text, &case) {
+                Some(text) => text,
+                // A file the edit cannot read back: written anew, every case kept.
+                None => {
+                    let mut parsed = parsed;
+                    parsed.tests.push(case.clone());
+                    runtime::test_file_text(&parsed)
+                }
+            }
+        }
+        None => {
+            let folder = match file.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent,
+                _ => Path::new("."),
+            };
+            let relative = flows.iter().map(|f| relative_to(folder, f)).collect();
+            runtime::test_file_text(&TestFile {
+                schema: None,
+                flows: Some(relative),
+                strict: None,
+                tests: vec![case.clone()],
+            })
+        }
+    };
+    std::fs::write(file, text).map_err(|e| format!("cannot write {name}: {}", e.kind()))?;
+    let turns = case.turns.len();
+    Ok(format!(
+        "saved the conversation as the test case \"{}\" ({turns} turns) in {name}",
+        case.name
+    ))
+}
+
+/// An absolute path without `.` and `dir/..` segments.
+fn absolute(path: &Path) -> PathBuf {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `file` as a path relative to `folder`, with `/` separators (absolute when no relative
+/// path leads there, such as another drive).
+fn relative_to(folder: &Path, file: &Path) -> String {
+    let (folder, file) = (absolute(folder), absolute(file));
+    let from: Vec<Component<'_>> = folder.components().collect();
+    let to: Vec<Component<'_>> = file.components().collect();
+    if from.first() != to.first() {
+        return file.display().to_string().replace('\\', "/");
+    }
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_owned(); from.len() - common];
+    parts.extend(
+        to[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
 }
 
 /// What a line of input asks for.
@@ -249,6 +538,8 @@ enum Input {
     Reply(Reply),
     Vars,
     Path,
+    /// `/save [FILE]`.
+    Save(Option<String>),
     Restart,
     Quit,
     Help,
@@ -272,6 +563,11 @@ fn read_input(line: &str, conversation: &Conversation<'_>) -> Input {
             )),
             "vars" => Input::Vars,
             "path" => Input::Path,
+            "save" => Input::Save(
+                Some(rest.trim())
+                    .filter(|f| !f.is_empty())
+                    .map(str::to_owned),
+            ),
             "restart" => Input::Restart,
             "quit" | "exit" => Input::Quit,
             "help" => Input::Help,
@@ -345,8 +641,15 @@ fn path_line(conversation: &Conversation<'_>) -> String {
     text
 }
 
-/// Stdin is not a terminal: one reply per line, the transcript at the end (and at a restart).
-fn piped(set: &FlowSet<'_>, args: &Args, input: &mut dyn BufRead) {
+/// Stdin is not a terminal: one reply per line, the transcript at the end (and at a restart);
+/// returns the conversation going on at the end. What `/save` did goes to stderr, so stdout
+/// stays the transcript.
+fn piped<'s>(
+    set: &'s FlowSet<'s>,
+    args: &Args,
+    saver: &mut Saver<'_>,
+    input: &mut dyn BufRead,
+) -> Conversation<'s> {
     let mut conversation = Conversation::start(set, &args.start, &args.setup);
     let mut line = String::new();
     loop {
@@ -361,9 +664,13 @@ fn piped(set: &FlowSet<'_>, args: &Args, input: &mut dyn BufRead) {
             Input::Reply(reply) => conversation.reply(&reply),
             Input::Vars => emit(&variables_line(&conversation)),
             Input::Path => emit(&path_line(&conversation)),
+            Input::Save(file) => match saver.command(&conversation, args, file.as_deref()) {
+                Ok(message) | Err(message) => complain(&message, false),
+            },
             Input::Restart => {
                 emit(&transcript(set, &conversation));
                 conversation = Conversation::start(set, &args.start, &args.setup);
+                saver.restart();
             }
             Input::Quit => break,
             Input::Help => emit(&format!("{USAGE}\n")),
@@ -373,6 +680,7 @@ fn piped(set: &FlowSet<'_>, args: &Args, input: &mut dyn BufRead) {
         }
     }
     emit(&transcript(set, &conversation));
+    conversation
 }
 
 fn transcript(set: &FlowSet<'_>, conversation: &Conversation<'_>) -> String {
@@ -596,8 +904,14 @@ impl Screen {
         format!("{}\n", self.paint(YELLOW, &line))
     }
 
-    /// The interactive loop.
-    fn talk(&mut self, set: &FlowSet<'_>, args: &Args, input: &mut dyn BufRead) {
+    /// The interactive loop; returns the conversation going on when it ends.
+    fn talk<'s>(
+        &mut self,
+        set: &'s FlowSet<'s>,
+        args: &Args,
+        saver: &mut Saver<'_>,
+        input: &mut dyn BufRead,
+    ) -> Conversation<'s> {
         let mut conversation = Conversation::start(set, &args.start, &args.setup);
         let mut shown = 0;
         let mut items = 0;
@@ -627,7 +941,7 @@ impl Screen {
             match input.read_line(&mut line) {
                 Ok(0) | Err(_) => {
                     emit("\n");
-                    return;
+                    return conversation;
                 }
                 Ok(_) => {}
             }
@@ -648,13 +962,22 @@ impl Screen {
                 }
                 Input::Vars => emit(&variables_line(&conversation)),
                 Input::Path => emit(&path_line(&conversation)),
+                Input::Save(file) => {
+                    let (style, message) = match saver.command(&conversation, args, file.as_deref())
+                    {
+                        Ok(message) => (DIM, message),
+                        Err(message) => (YELLOW, message),
+                    };
+                    emit(&self.paint(style, &format!("({message})\n")));
+                }
                 Input::Restart => {
                     conversation = Conversation::start(set, &args.start, &args.setup);
+                    saver.restart();
                     shown = 0;
                     announced = false;
                     emit(&self.paint(DIM, "(restarted)\n"));
                 }
-                Input::Quit => return,
+                Input::Quit => return conversation,
                 Input::Help => emit(&format!("{USAGE}\n")),
                 Input::Unknown(command) => emit(&format!(
                     "unknown command {command} (/help lists them; /text {command} sends it as typed)\n"
@@ -730,6 +1053,33 @@ mod tests {
         for (list, message) in errors {
             assert_eq!(args(list), Err(message.to_owned()), "{list:?}");
         }
+    }
+
+    #[test]
+    fn save_test_and_its_name_are_read_and_paths_are_made_relative_to_the_test_file() {
+        let Ok(Command::Chat(parsed)) = args(&[
+            "bot.json",
+            "--save-test",
+            "tests/bot.flowtest.json",
+            "--name",
+            "a pizza",
+        ]) else {
+            panic!("parsed");
+        };
+        assert_eq!(
+            parsed.save_test.as_deref(),
+            Some(Path::new("tests/bot.flowtest.json"))
+        );
+        assert_eq!(parsed.name.as_deref(), Some("a pizza"));
+        assert_eq!(
+            args(&["bot.json", "--save-test", "t.json", "--name", " "]),
+            Err("--name takes a name that is not empty".to_owned())
+        );
+        let from = |folder: &str, file: &str| relative_to(Path::new(folder), Path::new(file));
+        assert_eq!(from("tests", "flows/bot.json"), "../flows/bot.json");
+        assert_eq!(from(".", "bot.json"), "bot.json");
+        assert_eq!(from("a/b", "a/c/../b/x.json"), "x.json");
+        assert_eq!(from("a/b/c", "d.json"), "../../../d.json");
     }
 
     #[test]

@@ -231,7 +231,7 @@ fn tidy_path(path: &Path) -> String {
 }
 
 /// The flow files a test file runs: its `flows`, or `NAME.json` beside `NAME.flowtest.json`.
-fn flow_paths(path: &Path, file: &TestFile, name: &str) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn flow_paths(path: &Path, file: &TestFile, name: &str) -> Result<Vec<PathBuf>, String> {
     let dir = path.parent().unwrap_or(Path::new(""));
     if let Some(flows) = &file.flows {
         return Ok(flows.iter().map(|f| dir.join(f)).collect());

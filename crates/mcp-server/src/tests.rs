@@ -644,6 +644,12 @@ fn typical_calls() -> Vec<(&'static str, Value)> {
             "flow_simulate",
             json!({ "document": example, "replies": ["x"] }),
         ),
+        (
+            "flow_simulate",
+            json!({ "document": example, "start": { "message": "una pizza" }, "asTest": true,
+                    "contact": { "name": "Ana" }, "handlers": { "orders.quote": { "returns": 31.5 } },
+                    "replies": [{ "tap": "margherita" }, "Large"] }),
+        ),
         ("flow_simulate", json!({ "document": { "version": 2 } })),
         (
             "flow_test",
@@ -905,10 +911,23 @@ fn every_tools_text_carries_the_facts_of_its_structured_content() {
             // into the result exactly).
             let structured = structured.as_object().expect("object");
             let flow = arguments["document"]["id"].as_str().expect("id");
-            assert_eq!(
-                text,
-                botmesh_flow_runtime::simulation_text(flow, structured, Some(100_000))
-            );
+            let transcript = botmesh_flow_runtime::simulation_text(flow, structured, Some(100_000));
+            match structured.get("test") {
+                // With asTest: the transcript, then the case one line per turn.
+                Some(test) => {
+                    let file =
+                        botmesh_flow_runtime::TestFile::from_json(&json!({ "tests": [test] }))
+                            .expect("the test is a case");
+                    let case = botmesh_flow_runtime::case_text(&file.tests[0], "", "  ", "\n");
+                    assert_eq!(
+                        text,
+                        format!(
+                            "{transcript}test (a strict case that replays this conversation):\n{case}\n"
+                        )
+                    );
+                }
+                None => assert_eq!(text, transcript),
+            }
             let mut at = 0;
             for entry in structured["transcript"].as_array().expect("transcript") {
                 let line = format!("\n{}\n", botmesh_flow_runtime::entry_line(entry));
@@ -1759,6 +1778,67 @@ fn flow_test_strict_cases_fail_on_a_message_no_turn_expects() {
     let structured = &out[0]["result"]["structuredContent"];
     assert_eq!(structured["valid"], false);
     assert_eq!(structured["issues"][0]["path"], "/tests/0/expect/notPath/0");
+}
+
+#[test]
+fn a_simulated_conversation_as_a_test_passes_on_its_flows_and_fails_where_they_change() {
+    let example: Value = serde_json::from_str(crate::EXAMPLE_FLOW_DOCUMENT).expect("example");
+    let simulation = json!({ "document": example, "start": { "message": "una pizza" },
+        "contact": { "name": "Ana" }, "asTest": true,
+        "handlers": { "orders.quote": { "returns": 31.5 }, "orders.place": { "returns": "N-7" } },
+        "replies": [{ "tap": "margherita" }, "Large", "short", "Calle Mayor 5, Madrid", { "tap": "confirm" }] });
+    let out = answers(docs_server(), &call(1, "flow_simulate", simulation));
+    let structured = &out[0]["result"]["structuredContent"];
+    let test = structured["test"].clone();
+    assert_eq!(test["strict"], true, "{test}");
+    assert_eq!(test["name"], "margherita");
+    assert_eq!(test["start"], json!({ "message": "una pizza" }));
+    assert_eq!(test["expect"]["outcome"], structured["outcome"]["kind"]);
+    assert_eq!(
+        test["expect"]["variables"]["address"],
+        "Calle Mayor 5, Madrid"
+    );
+    // Every message of the transcript is one bot turn; every reply one user turn.
+    let transcript = structured["transcript"].as_array().expect("transcript");
+    let turns = test["turns"].as_array().expect("turns");
+    let count = |key: &str| transcript.iter().filter(|e| e.get(key).is_some()).count();
+    assert_eq!(turns.len(), count("bot") + count("user") - 1, "{test}");
+    let run = |document: &Value| {
+        let arguments = json!({ "document": document, "tests": { "tests": [test.clone()] } });
+        let out = answers(docs_server(), &call(2, "flow_test", arguments));
+        let structured = &out[0]["result"]["structuredContent"];
+        assert_eq!(structured["valid"], true, "{}", out[0]);
+        structured["cases"][0].clone()
+    };
+    assert_eq!(
+        run(&example),
+        json!({ "name": "margherita", "passed": true })
+    );
+    // The bot says something else: the turn of that message fails.
+    let position = |step: &str| {
+        turns
+            .iter()
+            .position(|t| t["bot"]["step"] == step)
+            .expect("a turn of the step")
+    };
+    let mut said = example.clone();
+    said["steps"][4]["text"] = json!("Which size for your {{pizza}}?");
+    let failure = &run(&said)["failure"];
+    assert_eq!(
+        failure["path"],
+        format!("/tests/0/turns/{}", position("choose_size")),
+        "{failure}"
+    );
+    // The bot goes somewhere else: a large pizza gets no free delivery any more.
+    let mut went = example.clone();
+    went["steps"][7]["cases"][0]["when"]["value"] = json!(40);
+    let failure = &run(&went)["failure"];
+    assert_eq!(
+        failure["path"],
+        format!("/tests/0/turns/{}", position("free_delivery")),
+        "{failure}"
+    );
+    assert_eq!(failure["at"]["step"], "summary", "{failure}");
 }
 
 #[test]

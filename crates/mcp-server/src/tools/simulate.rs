@@ -6,6 +6,9 @@ use botmesh_flow_analyzer as analyzer;
 use botmesh_flow_runtime as runtime;
 use serde_json::{Map, Value, json};
 
+/// The line before the case in the text of a call with `asTest: true`.
+const CASE_HEADING: &str = "test (a strict case that replays this conversation):\n";
+
 const DOCUMENT: &str = "The bot's flow document (JSON object, version 2): where the conversation starts unless start says otherwise.";
 
 /// The `start`, `replies`, `contact`, `variables` and `handlers` arguments, shared with
@@ -102,11 +105,33 @@ pub(super) fn flow_simulate() -> Tool {
     properties.insert("document".into(), document_property(DOCUMENT));
     properties.insert("subflows".into(), super::subflows_property());
     properties.extend(conversation_properties());
+    properties.insert(
+        "asTest".into(),
+        json!({
+            "type": "boolean",
+            "default": false,
+            "description": "Also return test: this conversation as a strict case for flow_test (or a *.flowtest.json file): a user turn per reply, a bot turn (step, text) per message, expect with the outcome and the variables written. It fails on the turn where the bot says or goes elsewhere."
+        }),
+    );
     properties.insert("fullText".into(), full_text_property());
     let mut output = Map::new();
     output.insert("valid".into(), json!({ "type": "boolean" }));
     output.insert("issues".into(), super::sourced_issues_schema());
     output.extend(result_properties());
+    output.insert(
+        "test".into(),
+        json!({
+            "type": "object",
+            "description": "With asTest: the strict case that replays the conversation.",
+            "properties": {
+                "name": { "type": "string" },
+                "strict": { "const": true },
+                "turns": { "type": "array", "items": { "type": "object" } },
+                "expect": { "type": "object" }
+            },
+            "required": ["name", "strict", "turns", "expect"]
+        }),
+    );
     Tool {
         name: "flow_simulate",
         title: "Run a conversation with a flow",
@@ -119,7 +144,9 @@ pub(super) fn flow_simulate() -> Tool {
          network. An invalid document or subflow gives valid: false with its issues and runs \
          nothing. The text item is the transcript, one line per entry; rounds of a loop that \
          repeat the same lines are given once, then a line saying how many more times they \
-         came (the path writes them (a b)×N), and structuredContent has every entry.",
+         came (the path writes them (a b)×N), and structuredContent has every entry. With \
+         asTest: true, also test: the conversation as a strict test case, written after the \
+         transcript.",
         scope: Scope::Flow,
         input_schema: input_schema(Value::Object(properties), &["document"]),
         output_schema: json!({
@@ -145,16 +172,47 @@ pub(super) fn flow_simulate() -> Tool {
             let documents: Vec<&Value> = std::iter::once(document).chain(subflows).collect();
             let set = runtime::FlowSet::new(&documents)
                 .map_err(|error| ToolError(format!("internal error: {error}")))?;
-            let result = runtime::simulate(&set, &simulation).map_err(|error| {
+            let conversation = runtime::run(&set, &simulation).map_err(|error| {
                 ToolError(format!("invalid arguments for flow_simulate: {error}"))
             })?;
+            let result = conversation.result_json();
             let full = arguments.get("fullText").and_then(Value::as_bool) == Some(true);
-            let limit = (!full).then_some(TEXT_LIMIT);
-            let text = runtime::simulation_text(set.entry_flow(), &result, limit);
+            let as_test = arguments.get("asTest").and_then(Value::as_bool) == Some(true);
+            let case = as_test
+                .then(|| runtime::record_case(&conversation, &simulation.start, &simulation.setup));
+            let case_text = case
+                .as_ref()
+                .map(|case| runtime::case_text(case, "", "  ", "\n"));
+            let mut limit = (!full).then_some(TEXT_LIMIT);
+            // The case takes its room first, unless it would take more than half the text.
+            let case_shown = case_text.filter(|text| {
+                limit.is_none_or(|limit| text.chars().count() + CASE_HEADING.len() <= limit / 2)
+            });
+            if let (Some(room), Some(text)) = (limit.as_mut(), &case_shown) {
+                *room -= text.chars().count() + CASE_HEADING.len() + 1;
+            }
+            let mut text = runtime::simulation_text(set.entry_flow(), &result, limit);
+            match (&case, case_shown) {
+                (_, Some(case_text)) => {
+                    text.push_str(CASE_HEADING);
+                    text.push_str(&case_text);
+                    text.push('\n');
+                }
+                (Some(case), None) => {
+                    let length = serde_json::to_string(case).map_or(0, |t| t.chars().count());
+                    text.push_str(&format!(
+                        "[flow_simulate: the test case ({length} characters of JSON) is left out of this text; structuredContent.test has it, or call again with fullText: true]\n"
+                    ));
+                }
+                (None, None) => {}
+            }
             let mut payload = Map::new();
             payload.insert("valid".into(), Value::Bool(true));
             payload.insert("issues".into(), Value::Array(Vec::new()));
             payload.extend(result);
+            if let Some(case) = case {
+                payload.insert("test".into(), super::to_payload(&case)?);
+            }
             Ok(ToolOutput {
                 payload: Value::Object(payload),
                 text: Some(text),
