@@ -241,7 +241,24 @@ fn generate_prints_a_suite_that_passes_with_every_edge_covered() {
         suite["flows"],
         serde_json::json!(["shop.json", "flows/pay.json"])
     );
-    dir.write("generated.flowtest.json", &text(&output.stdout));
+    // Written as the testing guide writes a file: the flows on one line, one line per turn.
+    let written = text(&output.stdout);
+    assert!(
+        written.starts_with("{\n  \"flows\": [\"shop.json\", \"flows/pay.json\"],\n"),
+        "{written}"
+    );
+    assert!(
+        written
+            .lines()
+            .filter(|line| line.trim_start().starts_with("{ \"bot\": {"))
+            .all(|line| line.trim_end().ends_with("} },") || line.trim_end().ends_with("} }")),
+        "{written}"
+    );
+    assert!(
+        written.contains("\n        { \"bot\": { \"step\": "),
+        "{written}"
+    );
+    dir.write("generated.flowtest.json", &written);
     let run = test(&dir, &["--coverage", "generated.flowtest.json"]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stdout));
     assert!(
