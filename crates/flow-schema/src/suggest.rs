@@ -269,10 +269,11 @@ pub(crate) fn closest<'a>(
 /// built-ins), or `None` when none is near.
 ///
 /// Near is, first, a close spelling (the ranking unknown keys and step ids get: `invoic` →
-/// `invoice`); else a shared word part: the parts are the runs of letters between `_` and digits, of 3 letters or more, and
-/// two parts are shared when they are equal or one ends or starts with the other, itself of 4
-/// letters or more (`name` → `contact_name`, `phone_number` → `contact_phone`, `firstname` →
-/// `contact_name`). The most letters shared wins, then the earlier candidate.
+/// `invoice`); else a shared word part: the parts are the runs of letters between `_` and
+/// digits, of 3 letters or more, and two parts are shared when they are equal or one ends or
+/// starts with the other, itself of 4 letters or more (`name` → `contact_name`,
+/// `phone_number` → `contact_phone`, `firstname` → `contact_name`). The most letters shared
+/// wins, then the earlier candidate.
 ///
 /// ```
 /// use botmesh_flow_schema::{BUILT_IN_VARIABLES, nearest_name};
