@@ -27,9 +27,9 @@
 //!    edge, a subflow's questions included, is covered too).
 //!
 //! Everything is bounded: [`MAX_GENERATED_RUNS`] conversations in all (a replay counts as
-//! one), [`MAX_GENERATED_DEPTH`] replies per case, [`MAX_WITNESS_STATES`] states per witness,
-//! [`MAX_ASSIGNMENTS`] combinations per edge. What stays uncovered is listed with the reason
-//! found for it.
+//! one), [`MAX_GENERATED_DEPTH`] replies per case, [`MAX_WITNESS_STATES`] states per witness
+//! and [`MAX_WITNESS_TOTAL`] for all of them, [`MAX_ASSIGNMENTS`] combinations per edge. What
+//! stays uncovered is listed with the reason found for it.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet, VecDeque};
@@ -57,6 +57,22 @@ pub const MAX_GENERATED_DEPTH: usize = 200;
 
 /// The most states one witness search visits (a pattern with no short witness gets none).
 pub const MAX_WITNESS_STATES: usize = 100_000;
+
+/// The most states all witness searches of one generation visit together: a set of many
+/// patterns and many constants searches until this is spent, then tries the patterns' other
+/// replies without new witnesses.
+pub const MAX_WITNESS_TOTAL: usize = 2_000_000;
+
+/// A witness of `pattern` that starts with `prefix`, searched with what is left of the
+/// generation's witness budget ([`MAX_WITNESS_STATES`] at most; `work` counts the states
+/// visited so far); `None` also when the budget is spent.
+fn witness(pattern: &Pattern, prefix: &str, work: &mut usize) -> Option<String> {
+    let left = MAX_WITNESS_TOTAL.saturating_sub(*work);
+    if left == 0 {
+        return None;
+    }
+    pattern.witness(prefix, MAX_WITNESS_STATES.min(left), work)
+}
 
 /// The most combinations of values tried for one uncovered branch edge, on each run that
 /// reached its step.
@@ -116,8 +132,7 @@ fn leaf_values(set: &FlowSet<'_>, leaf: &Leaf<'_>, work: &mut usize) -> Vec<Scal
         Op::Contains(raw, _) | Op::StartsWith(raw, _) => vec![Scalar::String((*raw).to_owned())],
         Op::In(values) => values.iter().map(|v| Scalar::of_literal(*v)).collect(),
         Op::Matches(pattern) => match &set.patterns[pattern.index] {
-            Ok(compiled) => compiled
-                .witness("", MAX_WITNESS_STATES, work)
+            Ok(compiled) => witness(compiled, "", work)
                 .map(Scalar::String)
                 .into_iter()
                 .collect(),
@@ -200,19 +215,19 @@ fn pattern_replies(pattern: &Pattern, constants: &[String], work: &mut usize) ->
             out.push(text);
         }
     };
-    if let Some(text) = pattern.witness("", MAX_WITNESS_STATES, work) {
+    if let Some(text) = witness(pattern, "", work) {
         push(text, &mut out);
     }
     // Texts that begin differently take the pattern's other alternatives.
     for first in pattern.first_characters(FIRST_CHARACTERS) {
-        if let Some(text) = pattern.witness(&first.to_string(), MAX_WITNESS_STATES, work) {
+        if let Some(text) = witness(pattern, &first.to_string(), work) {
             push(text, &mut out);
         }
     }
     for constant in constants.iter().filter(|c| !c.is_empty()) {
         if accepts(pattern, constant) {
             push(constant.clone(), &mut out);
-        } else if let Some(text) = pattern.witness(constant, MAX_WITNESS_STATES, work) {
+        } else if let Some(text) = witness(pattern, constant, work) {
             push(text, &mut out);
         }
     }
@@ -793,82 +808,20 @@ fn case_name(
     }
 }
 
-/// One `bot` turn per message sent since transcript entry `from`, in order (a strict case
-/// checks every message): its step, its type unless it is text, and its text when it has one.
-fn bot_turns(conversation: &Conversation<'_>, from: &mut usize, turns: &mut Vec<Value>) {
-    for entry in conversation.transcript_json(*from) {
-        let Some(bot) = entry.get("bot") else {
-            continue;
-        };
-        let mut check = serde_json::Map::new();
-        check.insert("step".into(), entry["step"].clone());
-        let kind = bot.get("type").and_then(Value::as_str).unwrap_or("text");
-        let text = crate::testing::message_text(bot);
-        if kind != "text" {
-            check.insert("type".into(), kind.into());
-        }
-        if kind == "text" || !text.is_empty() {
-            check.insert("text".into(), Value::String(text));
-        }
-        turns.push(json!({ "bot": check }));
-    }
-    *from = conversation.transcript_len();
-}
-
+/// The case that replays one run: the conversation replayed from its origin, written by
+/// `record.rs`'s [`record_case`](crate::record_case) (the one writer of a strict case from a
+/// conversation, as `flow_simulate`'s `asTest` and `chat --save-test` write it: one `bot` turn
+/// per message, the replies, `expect` with the outcome and the variables written), named by
+/// what it covers. The file is strict at its top, so the case does not say it again.
 fn write_case(set: &FlowSet<'_>, origin: &Origin, replies: &[Reply], name: String) -> Value {
     let mut conversation = Conversation::start(set, &origin.start, &origin.setup);
-    let mut turns = Vec::new();
-    let mut from = 0;
-    bot_turns(&conversation, &mut from, &mut turns);
     for reply in replies {
-        turns.push(match reply {
-            Reply::Text(text) => json!({ "user": text }),
-            Reply::Tap(id) => json!({ "user": { "tap": id } }),
-        });
         conversation.reply(reply);
-        bot_turns(&conversation, &mut from, &mut turns);
     }
-    let outcome = conversation.outcome();
-    let mut expect = serde_json::Map::new();
-    expect.insert("outcome".into(), outcome.kind.as_str().into());
-    if let Some((flow, step)) = outcome.at {
-        expect.insert("step".into(), step_id(set, flow, step).into());
-    }
-    let mut case = serde_json::Map::new();
-    case.insert("name".into(), name.into());
-    match &origin.start {
-        Start::Default => {}
-        Start::Flow(id) => {
-            case.insert("start".into(), json!({ "flow": id }));
-        }
-        Start::Message(message) => {
-            case.insert("start".into(), json!({ "message": message }));
-        }
-    }
-    if !origin.setup.variables.is_empty() {
-        let variables: serde_json::Map<String, Value> = origin
-            .setup
-            .variables
-            .iter()
-            .map(|(name, value)| (name.clone(), value.to_json()))
-            .collect();
-        case.insert("variables".into(), Value::Object(variables));
-    }
-    let handlers: serde_json::Map<String, Value> = origin
-        .setup
-        .handlers
-        .iter()
-        .filter_map(|(name, mock)| match mock {
-            Mock::Returns(value) => Some((name.clone(), json!({ "returns": value.to_json() }))),
-            Mock::ReturnsEach(_) | Mock::Fails(_) => None,
-        })
-        .collect();
-    if !handlers.is_empty() {
-        case.insert("handlers".into(), Value::Object(handlers));
-    }
-    case.insert("turns".into(), Value::Array(turns));
-    case.insert("expect".into(), Value::Object(expect));
-    Value::Object(case)
+    let mut case = crate::record_case(&conversation, &origin.start, &origin.setup);
+    case.name = name;
+    case.strict = None;
+    serde_json::to_value(case).unwrap_or(Value::Null)
 }
 
 fn uncovered(
@@ -1199,6 +1152,21 @@ fn case_reason(
 
 #[cfg(test)]
 mod tests {
+
+    /// All witness searches of one generation share one budget: once it is spent, no search
+    /// starts, and the last one stops where it runs out.
+    #[test]
+    fn witness_searches_share_one_budget() {
+        let pattern = Pattern::new("^a{900}$", true).unwrap();
+        let mut work = 0;
+        assert_eq!(witness(&pattern, "", &mut work).map(|t| t.len()), Some(900));
+        let mut spent = MAX_WITNESS_TOTAL;
+        assert_eq!(witness(&pattern, "", &mut spent), None);
+        assert_eq!(spent, MAX_WITNESS_TOTAL, "a spent budget starts no search");
+        let mut nearly = MAX_WITNESS_TOTAL - 10;
+        assert_eq!(witness(&pattern, "", &mut nearly), None);
+        assert!(nearly <= MAX_WITNESS_TOTAL + 1, "{nearly}");
+    }
     use super::*;
     use crate::testing::TestFile;
 

@@ -80,7 +80,7 @@ pub use coverage::{Coverage, CoverageCounter, FlowCoverage, UncoveredEdge, cover
 pub use format::{entry_line, simulation_text};
 pub use generate::{
     Generated, MAX_ASSIGNMENTS, MAX_GENERATED_DEPTH, MAX_GENERATED_RUNS, MAX_WITNESS_STATES,
-    ask_replies, generate,
+    MAX_WITNESS_TOTAL, ask_replies, generate,
 };
 pub use input::{
     InputError, MAX_REPLIES, Mock, Reply, Setup, Simulation, Start, initial_value, parse_handlers,

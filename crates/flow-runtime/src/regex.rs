@@ -317,13 +317,19 @@ impl Pattern {
             };
             match &self.program[pc] {
                 Inst::Match => {
-                    // The text ends here, or (a search) goes on with the rest of the prefix.
+                    // The text ends here, or goes on with the rest of the prefix (a match
+                    // need not reach the text's end unless the pattern says `\z`, whose
+                    // assertion left `next` at the end only).
                     let follows = prefix.get(read).map_or(Kind::End, |&c| Kind::of(c));
-                    if (read == prefix.len() || !self.anchored) && next & follows.bit() != 0 {
+                    if next & follows.bit() != 0 {
                         let mut text = Self::spell(&states, index, &prefix);
                         text.extend(&prefix[read..]);
                         let mut work = MAX_MATCH_WORK;
-                        return (self.is_match(&text, &mut work) == Some(true)).then_some(text);
+                        // The kinds of character are a sample of what an assertion tells
+                        // apart; a text the matcher refuses is passed over, not the end.
+                        if self.is_match(&text, &mut work) == Some(true) {
+                            return Some(text);
+                        }
                     }
                 }
                 Inst::Jump(to) => {
@@ -806,6 +812,9 @@ mod tests {
             ("x$", false, "abc", Some("abcx")),
             ("^Z[0-9]{3}$", false, "", Some("Z000")),
             ("(?m)^b$\\n^c", false, "", Some("b\nc")),
+            // Anchored at the start only: the match may end inside the prefix.
+            ("^ab", false, "abc", Some("abc")),
+            ("^ab", true, "abc", None),
         ];
         for &(pattern, whole, prefix, expected) in cases {
             let found = witness(pattern, whole, prefix);
