@@ -1152,6 +1152,8 @@ fn case_reason(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::testing::TestFile;
 
     /// All witness searches of one generation share one budget: once it is spent, no search
     /// starts, and the last one stops where it runs out.
@@ -1167,8 +1169,6 @@ mod tests {
         assert_eq!(witness(&pattern, "", &mut nearly), None);
         assert!(nearly <= MAX_WITNESS_TOTAL + 1, "{nearly}");
     }
-    use super::*;
-    use crate::testing::TestFile;
 
     fn example(name: &str) -> Value {
         let path = format!(
