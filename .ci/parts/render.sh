@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # flow-render: the pictures in docs/images are fresh (the SVG bytes are the same on every
-# platform), and the shipped binary, renderer and embedded font included, stays within 7 MiB (the budget of xtask/src/dist.rs).
+# platform), and the shipped binary, renderer and embedded font included, stays within 7.5 MiB
+# (the budget of xtask/src/dist.rs, MAX_SIZE).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 
@@ -9,10 +10,10 @@ cargo xtask picture --check
 build_release
 binary="$bin"
 size=$(wc -c <"$binary")
-limit=$((7 * 1024 * 1024))
+limit=$((7 * 1024 * 1024 + 512 * 1024))
 echo "release binary: $size bytes (limit $limit)"
 if [ "$size" -gt "$limit" ]; then
-  echo "the release binary is larger than 7 MiB" >&2
+  echo "the release binary is larger than 7.5 MiB" >&2
   exit 1
 fi
 

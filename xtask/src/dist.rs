@@ -36,7 +36,7 @@ use std::process::Command;
 /// The largest binary we ship, on every platform. Kept with room so that one more feature is a
 /// decision, not an accident: raising it again needs a reason in DECISIONS.md ("Distribution:
 /// the size budget"), where its history and figures are.
-pub(crate) const MAX_SIZE: u64 = 7 * 1024 * 1024;
+pub(crate) const MAX_SIZE: u64 = 7 * 1024 * 1024 + 512 * 1024;
 
 /// The flags of a static Linux build.
 const LINUX_STATIC_RUSTFLAGS: &str =

@@ -952,7 +952,7 @@ fn generate(
     let file = Value::Object(file);
     // Written as the testing guide writes a file (one line per turn), like `chat --save-test`;
     // the generator only writes what the model reads, so the pretty form is a fallback.
-    let text = match serde_json::from_value::<runtime::TestFile>(file.clone()) {
+    let text = match TestFile::from_json(&file) {
         Ok(parsed) => runtime::test_file_text(&parsed),
         Err(_) => {
             let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
